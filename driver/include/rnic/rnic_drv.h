@@ -1,0 +1,144 @@
+/*
+ * Userspace driver for the RNIC. C11, no DAT in here: libdat and the tests
+ * sit on top of it. It reaches the device only through the platform HAL
+ * (rnic_hal.h): BAR access, DMA mapping and waiting, with a `sim` backend
+ * (the SystemC platform in this process) and a `vfio` backend (a real
+ * board).
+ *
+ * Every function returns 0 or a negative RNIC_E* code unless it says
+ * otherwise; rnic_strerror() names a code. Nothing here blocks without
+ * bound: waits take a cycle budget.
+ *
+ * Objects are single-threaded; one thread at a time per device.
+ */
+#ifndef RNIC_DRV_H
+#define RNIC_DRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rnic_err {
+    RNIC_OK = 0,
+    RNIC_E_INVAL = -1,   /* bad argument */
+    RNIC_E_NOMEM = -2,   /* host memory allocation failed */
+    RNIC_E_NODEV = -3,   /* no such device, or it does not identify as an RNIC */
+    RNIC_E_BUSY = -4,    /* object still in use */
+    RNIC_E_FULL = -5,    /* ring full, or no free hardware resource */
+    RNIC_E_TIMEOUT = -6, /* the cycle budget ran out */
+    RNIC_E_STATE = -7,   /* object is in the wrong state for the call */
+    RNIC_E_HW = -8,      /* the device reported an error (see rnic_dev_status) */
+    RNIC_E_RANGE = -9,   /* address range outside a region, or too long */
+};
+const char *rnic_strerror(int err);
+
+typedef struct rnic_dev rnic_dev;
+typedef struct rnic_mr rnic_mr;
+typedef struct rnic_cq rnic_cq;
+typedef struct rnic_qp rnic_qp;
+
+/* ---- device ---- */
+/* name: "rnic0", "rnic1", ... (sim backend) or "vfio:<pci address>". Opens,
+ * soft-resets and checks the identity register. */
+int rnic_open(const char *name, rnic_dev **out);
+void rnic_close(rnic_dev *dev);
+int rnic_reset(rnic_dev *dev);
+
+struct rnic_dev_info {
+    uint32_t num_qp, num_cq, pt_entries;
+    uint32_t max_sge, mtu, data_bytes, max_rd;
+    uint32_t version;
+    uint32_t ipv4;   /* this port's address, host order (10.0.0.1 = 0x0A000001) */
+    uint8_t mac[6];
+};
+int rnic_query(rnic_dev *dev, struct rnic_dev_info *info);
+/* The NIC's cycle counter (reads the CYCLE registers). */
+uint64_t rnic_cycles(rnic_dev *dev);
+/* STATUS register and ERR_ADDR; clear=true writes the read bits back. */
+uint32_t rnic_dev_status(rnic_dev *dev, uint32_t *err_addr, bool clear);
+/* Raw register access, for tests and bring-up. */
+uint32_t rnic_reg_read(rnic_dev *dev, uint32_t off);
+void rnic_reg_write(rnic_dev *dev, uint32_t off, uint32_t val);
+
+/* Advance the platform until this device interrupts or max_cycles pass.
+ * Returns cycles spent (sim) or 0 (hardware). */
+uint64_t rnic_wait(rnic_dev *dev, uint64_t max_cycles);
+
+/* ---- protection zones ---- */
+int rnic_pz_alloc(rnic_dev *dev, uint16_t *pz);
+int rnic_pz_free(rnic_dev *dev, uint16_t pz);   /* RNIC_E_BUSY while used */
+
+/* ---- memory regions ---- */
+/* access: RNIC_ACCESS_* bits from rnic_hw.h. Maps the range for DMA and
+ * programs a protection-table entry; key = index << 8 | 8-bit key. */
+int rnic_mr_reg(rnic_dev *dev, void *addr, uint64_t len, uint16_t pz, uint32_t access, rnic_mr **out);
+uint32_t rnic_mr_key(const rnic_mr *mr);
+int rnic_mr_dereg(rnic_mr *mr);
+
+/* ---- completion queues ---- */
+int rnic_cq_create(rnic_dev *dev, uint32_t entries, rnic_cq **out);
+int rnic_cq_destroy(rnic_cq *cq);   /* RNIC_E_BUSY while a QP uses it */
+struct rnic_wc {
+    uint64_t wr_id;
+    uint32_t byte_len;
+    uint8_t status;   /* RNIC_CQE_STATUS_* */
+    uint8_t opcode;   /* RNIC_OP_* */
+    uint16_t qpn;
+    bool is_recv;
+};
+/* Reads up to max completions that are already in the ring; never waits. */
+int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max);
+
+/* ---- queue pairs (endpoints) ---- */
+struct rnic_qp_attr {
+    uint32_t sq_entries, rq_entries;   /* rounded up to powers of two */
+    rnic_cq *send_cq, *recv_cq;
+    uint16_t pz;
+    uint8_t max_rd;                    /* outstanding RDMA READs, 1..max_rd */
+    uint8_t allow_remote;              /* RNIC_ACCESS_REMOTE_* bits the responder accepts */
+};
+int rnic_qp_create(rnic_dev *dev, const struct rnic_qp_attr *attr, rnic_qp **out);
+uint32_t rnic_qp_num(const rnic_qp *qp);
+struct rnic_qp_remote {
+    uint32_t qpn;
+    uint32_t ipv4;
+    uint8_t mac[6];
+    uint32_t sq_psn;   /* first PSN we send */
+    uint32_t rq_psn;   /* first PSN we expect */
+};
+int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *remote);   /* INIT -> RTS */
+int rnic_qp_set_error(rnic_qp *qp);   /* -> ERROR: outstanding work is flushed */
+int rnic_qp_state(rnic_qp *qp);       /* RNIC_QP_STATE_* */
+int rnic_qp_destroy(rnic_qp *qp);
+
+struct rnic_sge {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t lkey;
+};
+struct rnic_send_wr {
+    uint64_t wr_id;
+    uint8_t opcode;      /* RNIC_OP_SEND, _RDMA_WRITE, _RDMA_READ */
+    uint8_t flags;       /* RNIC_WQE_FLAG_* */
+    int num_sge;
+    const struct rnic_sge *sg;
+    uint64_t remote_addr;
+    uint32_t rkey;
+};
+/* RNIC_E_FULL when the ring is full, RNIC_E_INVAL for a bad opcode or
+ * num_sge; key and range checks are the hardware's. */
+int rnic_post_send(rnic_qp *qp, const struct rnic_send_wr *wr);
+int rnic_post_recv(rnic_qp *qp, uint64_t wr_id, const struct rnic_sge *sg, int num_sge);
+/* Writes a WQE exactly as given (RNIC_WQE_BYTES/8 words) and rings the
+ * doorbell: for tests that hand the hardware bad input. */
+int rnic_post_send_raw(rnic_qp *qp, const uint64_t *wqe);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+// Pulls the fields the engine needs out of the first bytes of a received
+// frame (wire order, byte i in hdr[8*i +: 8]) and says whether it is a
+// RoCEv2 frame for this port at all.
+module rnic_hdr_parse (
+  input  logic [8*80-1:0] hdr,
+  input  logic [15:0]  frame_len,
+  input  logic [31:0]  my_ip,
+  output logic         is_roce,       // IPv4, UDP 4791, addressed to my_ip
+  output logic [7:0]   opcode,
+  output logic         solicited,
+  output logic [1:0]   pad,
+  output logic [23:0]  dest_qp,
+  output logic         ack_req,
+  output logic [23:0]  psn,
+  output logic [63:0]  reth_va,
+  output logic [31:0]  reth_rkey,
+  output logic [31:0]  reth_len,
+  output logic [7:0]   aeth_syndrome,
+  output logic [15:0]  payload_off,
+  output logic [15:0]  payload_len,
+  output logic         len_ok         // the frame is long enough for its headers
+);
+  logic [15:0] ext_len, overhead;
+  logic [31:0] dst_ip;
+  always_comb begin
+    for (int i = 0; i < 4; i++) dst_ip[8*(3-i) +: 8] = hdr[8*(30+i) +: 8];
+    is_roce = hdr[8*12 +: 8] == 8'h08 && hdr[8*13 +: 8] == 8'h00 && hdr[8*14 +: 8] == 8'h45 &&
+              hdr[8*23 +: 8] == 8'd17 && hdr[8*36 +: 8] == 8'h12 && hdr[8*37 +: 8] == 8'hB7 &&
+              dst_ip == my_ip;
+    opcode    = hdr[8*42 +: 8];
+    solicited = hdr[8*43 + 7];
+    pad       = hdr[8*43 + 4 +: 2];
+    dest_qp   = {hdr[8*47 +: 8], hdr[8*48 +: 8], hdr[8*49 +: 8]};
+    ack_req   = hdr[8*50 + 7];
+    psn       = {hdr[8*51 +: 8], hdr[8*52 +: 8], hdr[8*53 +: 8]};
+    for (int i = 0; i < 8; i++) reth_va[8*(7-i) +: 8] = hdr[8*(54+i) +: 8];
+    for (int i = 0; i < 4; i++) reth_rkey[8*(3-i) +: 8] = hdr[8*(62+i) +: 8];
+    for (int i = 0; i < 4; i++) reth_len[8*(3-i) +: 8] = hdr[8*(66+i) +: 8];
+    aeth_syndrome = hdr[8*54 +: 8];
+    unique case (opcode)
+      8'h06, 8'h0a, 8'h0c: ext_len = 16'd16;                 // RETH
+      8'h0d, 8'h0f, 8'h10, 8'h11: ext_len = 16'd4;           // AETH
+      default: ext_len = 16'd0;
+    endcase
+    payload_off = 16'd54 + ext_len;
+    overhead    = payload_off + 16'(pad) + 16'd4;
+    len_ok      = frame_len >= overhead;
+    payload_len = len_ok ? frame_len - overhead : 16'd0;
+  end
+endmodule

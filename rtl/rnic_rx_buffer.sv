@@ -1,0 +1,95 @@
+// Holds one received frame until the engine has dealt with it. The ICRC is
+// checked while the frame arrives, so the engine only ever sees frames that
+// are intact: a corrupted frame is dropped here and can change no byte of
+// host memory. While a frame is held, rx_tready is low and the link waits.
+module rnic_rx_buffer #(
+  parameter int unsigned W = rnic_pkg::DATA_BYTES,
+  parameter int unsigned DEPTH = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES,
+  parameter int unsigned HDR_WORDS = 10
+) (
+  input  logic                     clk,
+  input  logic                     rst_n,
+  input  logic                     rx_tvalid,
+  output logic                     rx_tready,
+  input  logic [8*W-1:0]           rx_tdata,
+  input  logic [W-1:0]             rx_tkeep,
+  input  logic                     rx_tlast,
+  output logic                     frame_valid,
+  output logic [15:0]              frame_len,
+  output logic [8*W*HDR_WORDS-1:0] hdr,        // the first HDR_WORDS words, byte 0 in [7:0]
+  input  logic [$clog2(DEPTH)-1:0] rd_addr,
+  output logic [8*W-1:0]           rd_data,
+  input  logic                     release_frame,
+  output logic                     drop          // one-cycle pulse: a frame was discarded
+);
+  localparam int unsigned AW = $clog2(DEPTH);
+  localparam int unsigned NW = $clog2(W) + 1;
+  // Ethernet + IPv4 + UDP + BTH + ICRC: nothing shorter is a RoCE frame.
+  localparam logic [15:0] MIN_FRAME = 16'd58;
+
+  logic [8*W-1:0] mem [DEPTH];
+  logic [15:0]    len;
+  logic [31:0]    crc;
+  logic           too_long;
+  logic [W-1:0]   lane_mask, lane_skip, lane_en;
+  logic [31:0]    crc_next;
+  logic [NW-1:0]  nbytes;
+  logic           beat;
+  logic [15:0]    widx;   // word of the frame this beat fills
+
+  rnic_icrc_mask #(.W(W)) u_mask (.offset(len), .mask(lane_mask), .skip(lane_skip));
+  rnic_crc32_lanes #(.W(W)) u_crc (.crc_in(crc), .data(rx_tdata), .en(lane_en), .mask(lane_mask), .crc_out(crc_next));
+
+  always_comb begin
+    nbytes = '0;
+    for (int unsigned lane = 0; lane < W; lane++) begin
+      lane_en[lane] = rx_tkeep[lane] && !lane_skip[lane];
+      nbytes = nbytes + NW'(rx_tkeep[lane]);
+    end
+    rx_tready = !frame_valid;
+    beat      = rx_tvalid && rx_tready;
+    widx      = len >> $clog2(W);
+    rd_data   = mem[rd_addr];
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      frame_valid <= 1'b0;
+      frame_len   <= '0;
+      len         <= '0;
+      crc         <= 32'hDEBB20E3;
+      too_long    <= 1'b0;
+      drop        <= 1'b0;
+      hdr         <= '0;
+    end else begin
+      drop <= 1'b0;
+      if (release_frame) frame_valid <= 1'b0;
+      if (beat) begin
+        if (widx < 16'(DEPTH)) begin
+          mem[widx[AW-1:0]] <= rx_tdata;
+        end else begin
+          too_long <= 1'b1;
+        end
+        for (int unsigned k = 0; k < HDR_WORDS; k++) begin
+          if (widx == 16'(k)) hdr[8*W*k +: 8*W] <= rx_tdata;
+        end
+        if (rx_tlast) begin
+          // Running the CRC over the frame and its own ICRC leaves a constant.
+          if (!too_long && len + 16'(nbytes) >= MIN_FRAME && crc_next == 32'hDEBB20E3 &&
+              widx < 16'(DEPTH)) begin
+            frame_valid <= 1'b1;
+            frame_len   <= len + 16'(nbytes);
+          end else begin
+            drop <= 1'b1;
+          end
+          len      <= '0;
+          crc      <= 32'hDEBB20E3;
+          too_long <= 1'b0;
+        end else begin
+          len <= len + 16'(nbytes);
+          crc <= crc_next;
+        end
+      end
+    end
+  end
+endmodule

@@ -1,0 +1,60 @@
+// The simulated fabric: every RNIC of the process, its host memory (IOMMU),
+// and the links between them, clocked in lockstep by one SystemC thread.
+// Simulated time advances only inside run(); the thread runs the requested
+// number of cycles without yielding, then advances SystemC time once, so
+// the kernel costs one context switch per call, not one per cycle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "host_memory.h"
+#include "link.h"
+#include "rnic_device.h"
+#include "rnic_sim.h"
+
+class VerilatedContext;
+class VerilatedFstC;
+
+class Fabric : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(Fabric);
+    Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latency, const std::string &trace_path);
+    ~Fabric() override;
+
+    // Runs up to `cycles` cycles; stops early after a cycle that leaves
+    // `stop_on_irq`'s interrupt line high. Returns the cycles run.
+    uint64_t run(uint64_t cycles, RnicDevice *stop_on_irq);
+    void start();
+
+    unsigned size() const { return static_cast<unsigned>(devs_.size()); }
+    RnicDevice &dev(unsigned i) { return *devs_[i]; }
+    HostMemory &memory(unsigned i) { return *mems_[i]; }
+    uint64_t cycle() const { return cycle_; }
+    uint64_t frames_from(unsigned nic) const;
+
+    void send_frame(unsigned from, std::vector<uint8_t> &bytes, uint64_t cycle);
+    void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
+
+private:
+    void clock_thread();
+    void step();
+
+    std::unique_ptr<VerilatedContext> ctx_;
+    std::vector<std::unique_ptr<HostMemory>> mems_;
+    std::vector<std::unique_ptr<RnicDevice>> devs_;
+    std::vector<Link> links_;          // links_[i] carries frames sent by NIC i
+    std::unique_ptr<VerilatedFstC> trace_;
+    uint64_t latency_;
+    uint64_t cycle_ = 0;
+    sc_core::sc_time period_;
+    sc_core::sc_event go_;
+    uint64_t budget_ = 0, ran_ = 0;
+    RnicDevice *stop_dev_ = nullptr;
+    rnic_sim_link_hook hook_ = nullptr;
+    void *hook_arg_ = nullptr;
+};

@@ -1,0 +1,83 @@
+// One simulated RNIC: the Verilated rnic_top, a TLM-2.0 target for its BAR
+// and a TLM-2.0 initiator for its DMA. The fabric clocks it in two phases
+// per cycle: drive() settles the inputs and records which handshakes fire
+// at the coming edge; edge() clocks the model and completes them.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "link.h"
+
+class Vrnic_top;
+class VerilatedContext;
+class Fabric;
+
+class RnicDevice : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<RnicDevice> bar;
+    tlm_utils::simple_initiator_socket<RnicDevice> dma;
+
+    RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx, Fabric &fabric);
+    ~RnicDevice() override;
+
+    unsigned index() const { return index_; }
+    Vrnic_top &model() { return *model_; }
+    bool irq() const;
+    void set_reset(bool asserted);
+    void connect(Link *tx, Link *rx) { tx_link_ = tx; rx_link_ = rx; }
+
+    void drive(uint64_t cycle);
+    void edge(uint64_t cycle);
+
+    // Fixed cycles from an accepted DMA read request to its first data beat.
+    static constexpr uint64_t kDmaReadLatency = 16;
+
+private:
+    void bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+    bool dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t len);
+
+    struct ReadBurst {
+        uint64_t addr;
+        uint32_t len;
+        uint8_t tag;
+        uint64_t due;
+        bool fetched = false;
+        bool err = false;
+        std::vector<uint8_t> data;
+        uint32_t sent = 0;
+    };
+    struct WriteCompletion {
+        uint64_t due;
+        uint8_t tag;
+        bool err;
+    };
+
+    unsigned index_;
+    Fabric &fabric_;
+    std::unique_ptr<Vrnic_top> model_;
+    Link *tx_link_ = nullptr;
+    Link *rx_link_ = nullptr;
+
+    // BAR access waiting for the next cycle.
+    bool bar_pending_ = false;
+    bool bar_write_ = false;
+    uint32_t bar_addr_ = 0, bar_wdata_ = 0, bar_rdata_ = 0;
+
+    std::deque<ReadBurst> reads_;
+    std::vector<uint8_t> write_buf_;
+    std::deque<WriteCompletion> write_cpls_;
+    std::vector<uint8_t> tx_frame_;
+
+    // Handshakes recorded by drive(), completed by edge().
+    bool fire_rd_req_ = false, fire_rd_rsp_ = false, fire_wr_ = false, fire_tx_ = false;
+    bool fire_rx_ = false, fire_cpl_ = false;
+    unsigned rx_bytes_ = 0;
+};

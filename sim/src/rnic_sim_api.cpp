@@ -1,0 +1,119 @@
+// The C ABI of rnic_sim.h over the SystemC fabric. One fabric per process,
+// built by the first open from the environment.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "fabric.h"
+#include "rnic_sim.h"
+
+struct rnic_sim_dev {
+    RnicDevice *dev;
+    HostMemory *mem;
+};
+
+namespace {
+
+std::unique_ptr<Fabric> g_fabric;
+std::vector<rnic_sim_dev> g_handles;
+
+uint64_t env_u64(const char *name, uint64_t dflt) {
+    const char *v = std::getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end = nullptr;
+    const unsigned long long x = std::strtoull(v, &end, 0);
+    return (end && *end == '\0') ? x : dflt;
+}
+
+std::string trace_path() {
+    const char *v = std::getenv("RNIC_TRACE");
+    if (!v || !*v)
+        return {};
+    std::string p(v);
+    if (p[0] == '/')
+        return p;
+    const char *dir = std::getenv("RNIC_WAVE_DIR");
+    return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
+}
+
+Fabric &fabric() {
+    if (!g_fabric) {
+        const unsigned nics = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(16, env_u64("RNIC_SIM_NICS", 2))));
+        g_fabric = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
+        g_handles.resize(nics);
+        for (unsigned i = 0; i < nics; ++i)
+            g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i)};
+        g_fabric->start();
+    }
+    return *g_fabric;
+}
+
+uint32_t bar_access(rnic_sim_dev *d, bool write, uint32_t off, uint32_t value) {
+    tlm::tlm_generic_payload trans;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    uint32_t data = value;
+    trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    trans.set_address(off);
+    trans.set_data_ptr(reinterpret_cast<unsigned char *>(&data));
+    trans.set_data_length(4);
+    trans.set_streaming_width(4);
+    d->dev->bar->b_transport(trans, delay);
+    if (!trans.is_response_ok())
+        return 0xffffffffu;   // what a PCIe read of a bad address returns
+    return data;
+}
+
+}  // namespace
+
+// libsystemc's own main() calls sc_main; programs that link this library
+// have their own main(), so this is never run.
+int sc_main(int, char **) { return 0; }
+
+extern "C" {
+
+int rnic_sim_open(const char *name, rnic_sim_dev **out) {
+    if (!name || !out || std::strncmp(name, "rnic", 4) != 0)
+        return -1;
+    char *end = nullptr;
+    const unsigned long idx = std::strtoul(name + 4, &end, 10);
+    if (end == name + 4 || *end != '\0')
+        return -1;
+    Fabric &f = fabric();
+    if (idx >= f.size())
+        return -1;
+    *out = &g_handles[idx];
+    return 0;
+}
+
+void rnic_sim_close(rnic_sim_dev *) {}
+
+unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev->dev->index(); }
+unsigned rnic_sim_num_nics(void) { return fabric().size(); }
+
+uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset) { return bar_access(dev, false, offset, 0); }
+void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value) { bar_access(dev, true, offset, value); }
+
+int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len) {
+    return dev->mem->map(reinterpret_cast<uintptr_t>(va), len);
+}
+int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len) {
+    return dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len);
+}
+
+uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { return dev->mem->fault_count(); }
+int rnic_sim_last_fault(const rnic_sim_dev *dev, struct rnic_sim_fault *out) {
+    return dev->mem->last_fault(out) ? 0 : -1;
+}
+
+void rnic_sim_advance(uint64_t cycles) { fabric().run(cycles, nullptr); }
+uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) { return fabric().run(max_cycles, dev->dev); }
+uint64_t rnic_sim_cycle(void) { return fabric().cycle(); }
+uint64_t rnic_sim_link_frames(unsigned from) { return fabric().frames_from(from); }
+void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) { fabric().set_hook(hook, arg); }
+
+}

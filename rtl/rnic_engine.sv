@@ -253,7 +253,7 @@ module rnic_engine #(
 
   // Receive-side byte queue: received payload -> packed DMA write beats.
   logic [63:0] rq_head;
-  logic [4:0]  rq_count, rq_space;
+  logic [5:0]  rq_count, rq_space;
   logic [3:0]  rq_push_n, rq_pop_n;
   logic [63:0] rq_push_data;
   rnic_byte_queue #(.W(W)) u_rxq (
@@ -322,7 +322,7 @@ module rnic_engine #(
     src_skip    = rx_src_off[2:0];
     rxb_rd_addr = src_word[$clog2(RXD)-1:0];
     src_n       = 4'(min32(32'd8 - 32'(src_skip), 32'(rx_src_left)));
-    src_go      = st == S_RX_SCATTER && rx_src_left != 16'd0 && rq_space >= 5'd8;
+    src_go      = st == S_RX_SCATTER && rx_src_left != 16'd0 && rq_space >= 6'd8;
     rq_push_data = rxb_rd_data >> (8 * src_skip);
     rq_push_n    = src_go ? src_n : 4'd0;
   end
@@ -343,7 +343,7 @@ module rnic_engine #(
     dma_wr_data  = rq_head;
     dma_wr_last  = sink_beat_left <= 13'd8;
     rq_pop_n     = 4'd0;
-    if (st == S_RX_SCATTER && sink_active && rq_count >= 5'(sink_n)) begin
+    if (st == S_RX_SCATTER && sink_active && rq_count >= 6'(sink_n)) begin
       dma_wr_valid = 1'b1;
       rq_pop_n     = dma_wr_ready ? sink_n : 4'd0;
     end else if (st == S_CQE_DATA) begin
@@ -371,9 +371,9 @@ module rnic_engine #(
       S_FETCH_REQ: dma_rd_req_valid = 1'b1;
       S_FETCH_DATA: dma_rd_rsp_ready = 1'b1;
       S_TX_PIECE: begin
-        dma_rd_req_valid = bytes_left != 32'd0 && seg_rem != 32'd0;
+        dma_rd_req_valid = piece_left != 32'd0 && seg_rem != 32'd0;
         dma_rd_req_addr  = seg_addr[seg_i[SIW-1:0]] + 64'(seg_off);
-        dma_rd_req_len   = 13'(min32(min32(bytes_left, seg_rem), MTU));
+        dma_rd_req_len   = 13'(min32(min32(piece_left, seg_rem), MTU));
       end
       S_TX_DATA: dma_rd_rsp_ready = fr_push_ok;
       default: ;

@@ -241,10 +241,19 @@ module rnic_regs #(
     status_set[5] = ev_cq_overflow;
   end
 
+  // The response path ignores soft reset: a read right after a reset request answers.
   always_ff @(posedge clk) begin
-    if (!rst_n || soft_reset) begin
+    if (!rst_n) begin
       bar_rsp_valid <= 1'b0;
       bar_rsp_rdata <= '0;
+    end else begin
+      bar_rsp_valid <= rd;
+      bar_rsp_rdata <= known ? rdata : 32'd0;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n || soft_reset) begin
       soft_reset    <= 1'b0;
       enable        <= 1'b1;
       status        <= '0;
@@ -263,8 +272,6 @@ module rnic_regs #(
       qp_cmd_valid <= 1'b0; qp_cmd <= '0;
       db_valid <= 1'b0; db_kind <= '0; db_index <= '0; db_value <= '0;
     end else begin
-      bar_rsp_valid <= rd;
-      bar_rsp_rdata <= known ? rdata : 32'd0;
       if (rd && a == rnic_pkg::REG_CYCLE_LO) cycle_hi_latch <= cycles[63:32];
       pt_valid     <= 1'b0;
       cq_cmd_valid <= 1'b0;

@@ -1,7 +1,9 @@
-// Holds one received frame until the engine has dealt with it. The ICRC is
-// checked while the frame arrives, so the engine only ever sees frames that
-// are intact: a corrupted frame is dropped here and can change no byte of
-// host memory. While a frame is held, rx_tready is low and the link waits.
+// Holds received frames until the engine has dealt with them: two slots, so
+// one frame arrives while the engine places the previous one and the link
+// keeps flowing at full rate. The ICRC is checked while a frame arrives, so
+// the engine only ever sees intact frames: a corrupted frame is dropped
+// here and can change no byte of host memory. With both slots full,
+// rx_tready is low and the link waits.
 module rnic_rx_buffer #(
   parameter int unsigned W = rnic_pkg::DATA_BYTES,
   parameter int unsigned DEPTH = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES,
@@ -27,7 +29,11 @@ module rnic_rx_buffer #(
   // Ethernet + IPv4 + UDP + BTH + ICRC: nothing shorter is a RoCE frame.
   localparam logic [15:0] MIN_FRAME = 16'd58;
 
-  logic [8*W-1:0] mem [DEPTH];
+  logic [8*W-1:0] mem [2 << AW];   // slot in the top address bit
+  logic [1:0]     full;
+  logic           wr_slot, rd_slot;
+  logic [15:0]    slot_len [2];
+  logic [8*W*HDR_WORDS-1:0] slot_hdr [2];
   logic [15:0]    len;
   logic [31:0]    crc;
   logic           too_long;
@@ -46,39 +52,50 @@ module rnic_rx_buffer #(
       lane_en[lane] = rx_tkeep[lane] && !lane_skip[lane];
       nbytes = nbytes + NW'(rx_tkeep[lane]);
     end
-    rx_tready = !frame_valid;
-    beat      = rx_tvalid && rx_tready;
-    widx      = len >> $clog2(W);
-    rd_data   = mem[rd_addr];
+    rx_tready   = !full[wr_slot];
+    beat        = rx_tvalid && rx_tready;
+    widx        = len >> $clog2(W);
+    frame_valid = full[rd_slot];
+    frame_len   = slot_len[rd_slot];
+    hdr         = slot_hdr[rd_slot];
+    rd_data     = mem[{rd_slot, rd_addr}];
+  end
+
+  always_ff @(posedge clk) begin
+    if (beat && widx < 16'(DEPTH)) mem[{wr_slot, widx[AW-1:0]}] <= rx_tdata;
   end
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      frame_valid <= 1'b0;
-      frame_len   <= '0;
+      full        <= '0;
+      wr_slot     <= 1'b0;
+      rd_slot     <= 1'b0;
       len         <= '0;
       crc         <= 32'hDEBB20E3;
       too_long    <= 1'b0;
       drop        <= 1'b0;
-      hdr         <= '0;
+      slot_len[0] <= '0;
+      slot_len[1] <= '0;
+      slot_hdr[0] <= '0;
+      slot_hdr[1] <= '0;
     end else begin
       drop <= 1'b0;
-      if (release_frame) frame_valid <= 1'b0;
+      if (release_frame) begin
+        full[rd_slot] <= 1'b0;
+        rd_slot       <= !rd_slot;
+      end
       if (beat) begin
-        if (widx < 16'(DEPTH)) begin
-          mem[widx[AW-1:0]] <= rx_tdata;
-        end else begin
-          too_long <= 1'b1;
-        end
+        if (widx >= 16'(DEPTH)) too_long <= 1'b1;
         for (int unsigned k = 0; k < HDR_WORDS; k++) begin
-          if (widx == 16'(k)) hdr[8*W*k +: 8*W] <= rx_tdata;
+          if (widx == 16'(k)) slot_hdr[wr_slot][8*W*k +: 8*W] <= rx_tdata;
         end
         if (rx_tlast) begin
           // Running the CRC over the frame and its own ICRC leaves a constant.
-          if (!too_long && len + 16'(nbytes) >= MIN_FRAME && crc_next == 32'hDEBB20E3 &&
-              widx < 16'(DEPTH)) begin
-            frame_valid <= 1'b1;
-            frame_len   <= len + 16'(nbytes);
+          if (!too_long && widx < 16'(DEPTH) && len + 16'(nbytes) >= MIN_FRAME &&
+              crc_next == 32'hDEBB20E3) begin
+            full[wr_slot]     <= 1'b1;
+            slot_len[wr_slot] <= len + 16'(nbytes);
+            wr_slot           <= !wr_slot;
           end else begin
             drop <= 1'b1;
           end
@@ -92,4 +109,10 @@ module rnic_rx_buffer #(
       end
     end
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (rst_n && release_frame) assert (full[rd_slot]) else $error("rx buffer: release of an empty slot");
+  end
+`endif
 endmodule

@@ -24,7 +24,7 @@ module rnic_tx_framer #(
   output logic                tx_tlast
 );
   localparam int unsigned NW = $clog2(W) + 1;
-  localparam int unsigned CW = $clog2(2*W) + 1;
+  localparam int unsigned CW = $clog2(3*W) + 1;
 
   logic [15:0] len, pushed, emitted;
   logic [31:0] crc;

@@ -47,8 +47,9 @@ uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset);
 void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value);
 
 /* IOMMU: allow the NIC to DMA to [va, va+len). 0 on success, -1 for a
- * zero length or an overlap with an existing mapping. Unmap takes the exact
- * range given to map. */
+ * zero length or a range that wraps. Mappings may overlap (each is counted
+ * on its own); unmap takes the exact range given to map and returns -1 for
+ * a range that is not mapped. */
 int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len);
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len);
 

@@ -1,9 +1,12 @@
-#include "fabric.h"
-
+// Verilated headers first: they must not see SystemC's macros.
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
 #include "Vrnic_top.h"
+
+#include "fabric.h"
+
+#include <cstdlib>
 
 Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latency, const std::string &trace_path)
     : sc_module(name), ctx_(std::make_unique<VerilatedContext>()), links_(nics), latency_(link_latency),
@@ -15,6 +18,8 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         mems_.push_back(std::make_unique<HostMemory>((n + "_mem").c_str()));
         devs_.push_back(std::make_unique<RnicDevice>(n.c_str(), i, ctx_.get(), *this));
         devs_[i]->dma.bind(mems_[i]->socket);
+        bridges_.push_back(std::make_unique<HostBridge>((n + "_host").c_str()));
+        bridges_[i]->socket.bind(devs_[i]->bar);
     }
     // NIC 2k and 2k+1 face each other; an odd last NIC talks to itself.
     for (unsigned i = 0; i < nics; ++i) {
@@ -27,6 +32,7 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
             d->model().trace(trace_.get(), 99);
         trace_->open(trace_path.c_str());
     }
+    log_events_ = std::getenv("RNIC_SIM_LOG") != nullptr;
     SC_THREAD(clock_thread);
 }
 

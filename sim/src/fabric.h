@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "host_memory.h"
 #include "link.h"
@@ -19,6 +20,14 @@
 
 class VerilatedContext;
 class VerilatedFstC;
+
+// The CPU side of the PCIe link: the initiator through which the C API
+// performs BAR accesses on one NIC's target socket.
+class HostBridge : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<HostBridge> socket;
+    explicit HostBridge(sc_core::sc_module_name name) : sc_module(name), socket("socket") {}
+};
 
 class Fabric : public sc_core::sc_module {
 public:
@@ -34,10 +43,12 @@ public:
     unsigned size() const { return static_cast<unsigned>(devs_.size()); }
     RnicDevice &dev(unsigned i) { return *devs_[i]; }
     HostMemory &memory(unsigned i) { return *mems_[i]; }
+    HostBridge &bridge(unsigned i) { return *bridges_[i]; }
     uint64_t cycle() const { return cycle_; }
     uint64_t frames_from(unsigned nic) const;
 
     void send_frame(unsigned from, std::vector<uint8_t> &bytes, uint64_t cycle);
+    bool log_events() const { return log_events_; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
 
 private:
@@ -47,6 +58,7 @@ private:
     std::unique_ptr<VerilatedContext> ctx_;
     std::vector<std::unique_ptr<HostMemory>> mems_;
     std::vector<std::unique_ptr<RnicDevice>> devs_;
+    std::vector<std::unique_ptr<HostBridge>> bridges_;
     std::vector<Link> links_;          // links_[i] carries frames sent by NIC i
     std::unique_ptr<VerilatedFstC> trace_;
     uint64_t latency_;
@@ -57,4 +69,5 @@ private:
     RnicDevice *stop_dev_ = nullptr;
     rnic_sim_link_hook hook_ = nullptr;
     void *hook_arg_ = nullptr;
+    bool log_events_ = false;
 };

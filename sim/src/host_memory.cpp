@@ -9,34 +9,37 @@ HostMemory::HostMemory(sc_core::sc_module_name name) : sc_module(name), socket("
 int HostMemory::map(uint64_t va, uint64_t len) {
     if (len == 0 || va + len < va)
         return -1;
-    auto next = ranges_.lower_bound(va);
-    if (next != ranges_.end() && next->first < va + len)
-        return -1;
-    if (next != ranges_.begin()) {
-        auto prev = std::prev(next);
-        if (prev->first + prev->second > va)
-            return -1;
-    }
-    ranges_[va] = len;
+    ranges_.emplace(va, len);
     return 0;
 }
 
 int HostMemory::unmap(uint64_t va, uint64_t len) {
-    auto it = ranges_.find(va);
-    if (it == ranges_.end() || it->second != len)
-        return -1;
-    ranges_.erase(it);
-    return 0;
+    auto [lo, hi] = ranges_.equal_range(va);
+    for (auto it = lo; it != hi; ++it) {
+        if (it->second == len) {
+            ranges_.erase(it);
+            return 0;
+        }
+    }
+    return -1;
 }
 
+// Mappings may overlap (two regions over the same buffer); an access is
+// allowed when the union of the mappings covers every byte of it.
 bool HostMemory::mapped(uint64_t addr, uint64_t len) const {
     if (len == 0 || addr + len < addr)
         return false;
-    auto it = ranges_.upper_bound(addr);
-    if (it == ranges_.begin())
-        return false;
-    --it;
-    return addr >= it->first && addr + len <= it->first + it->second;
+    uint64_t covered = addr;           // bytes [addr, covered) are known mapped
+    const uint64_t end = addr + len;
+    for (const auto &[start, size] : ranges_) {
+        if (start > covered)
+            break;
+        if (start + size > covered)
+            covered = start + size;
+        if (covered >= end)
+            return true;
+    }
+    return false;
 }
 
 bool HostMemory::last_fault(rnic_sim_fault *out) const {

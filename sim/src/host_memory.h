@@ -29,7 +29,7 @@ public:
 private:
     void b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
 
-    std::map<uint64_t, uint64_t> ranges_;  // start -> length, never overlapping
+    std::multimap<uint64_t, uint64_t> ranges_;  // start -> length; may overlap
     uint64_t faults_ = 0;
     rnic_sim_fault last_{};
 };

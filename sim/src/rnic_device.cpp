@@ -1,8 +1,11 @@
+// Verilated headers first: they must not see SystemC's macros.
+#include "Vrnic_top.h"
+
 #include "rnic_device.h"
 
+#include <cstdio>
 #include <cstring>
 
-#include "Vrnic_top.h"
 #include "fabric.h"
 
 namespace {
@@ -156,10 +159,13 @@ void RnicDevice::drive(uint64_t cycle) {
     }
 }
 
-void RnicDevice::edge(uint64_t) {
+void RnicDevice::edge(uint64_t cycle) {
     auto &m = *model_;
     m.clk = 1;
     m.eval();
+    if (m.trace_valid && fabric_.log_events())
+        std::fprintf(stderr, "cycle %llu rnic%u event %u qp %u arg %016llx\n", (unsigned long long)cycle, index_,
+                     (unsigned)m.trace_event, (unsigned)m.trace_qpn, (unsigned long long)m.trace_arg);
 
     if (bar_pending_) {
         if (!bar_write_)

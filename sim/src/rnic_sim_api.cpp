@@ -14,6 +14,7 @@
 struct rnic_sim_dev {
     RnicDevice *dev;
     HostMemory *mem;
+    HostBridge *host;
 };
 
 namespace {
@@ -47,7 +48,7 @@ Fabric &fabric() {
         g_fabric = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
         g_handles.resize(nics);
         for (unsigned i = 0; i < nics; ++i)
-            g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i)};
+            g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i), &g_fabric->bridge(i)};
         g_fabric->start();
     }
     return *g_fabric;
@@ -62,7 +63,7 @@ uint32_t bar_access(rnic_sim_dev *d, bool write, uint32_t off, uint32_t value) {
     trans.set_data_ptr(reinterpret_cast<unsigned char *>(&data));
     trans.set_data_length(4);
     trans.set_streaming_width(4);
-    d->dev->bar->b_transport(trans, delay);
+    d->host->socket->b_transport(trans, delay);
     if (!trans.is_response_ok())
         return 0xffffffffu;   // what a PCIe read of a bad address returns
     return data;

@@ -92,6 +92,9 @@ struct rnic_wc {
 };
 /* Reads up to max completions that are already in the ring; never waits. */
 int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max);
+/* Polls, waiting on the device interrupt in between, until one completion
+ * arrives (returns 1) or max_cycles have passed (RNIC_E_TIMEOUT). */
+int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles);
 
 /* ---- queue pairs (endpoints) ---- */
 struct rnic_qp_attr {
@@ -111,6 +114,8 @@ struct rnic_qp_remote {
     uint32_t rq_psn;   /* first PSN we expect */
 };
 int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *remote);   /* INIT -> RTS */
+/* Connects two QPs of devices in this process to each other (both INIT -> RTS). */
+int rnic_qp_connect_local(rnic_qp *a, rnic_qp *b);
 int rnic_qp_set_error(rnic_qp *qp);   /* -> ERROR: outstanding work is flushed */
 int rnic_qp_state(rnic_qp *qp);       /* RNIC_QP_STATE_* */
 int rnic_qp_destroy(rnic_qp *qp);

@@ -1,0 +1,44 @@
+/*
+ * The platform HAL: the only way the driver reaches a device. A backend
+ * provides BAR access, DMA mapping (IOVA = process virtual address) and a
+ * way to wait for the interrupt. Backends: `sim` (the SystemC platform in
+ * this process) and `vfio` (a real board behind the kernel's VFIO).
+ * Tests may supply their own ops table (a fake device).
+ */
+#ifndef RNIC_HAL_H
+#define RNIC_HAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rnic_hal_ops {
+    const char *name;
+    uint32_t (*bar_read32)(void *ctx, uint32_t off);
+    void (*bar_write32)(void *ctx, uint32_t off, uint32_t val);
+    int (*dma_map)(void *ctx, void *va, size_t len);     /* 0 or -1 */
+    int (*dma_unmap)(void *ctx, void *va, size_t len);   /* 0 or -1 */
+    /* Wait for the interrupt or max_cycles device cycles; returns cycles waited (0 if unknown). */
+    uint64_t (*wait)(void *ctx, uint64_t max_cycles);
+    unsigned (*index)(void *ctx);                        /* port number: sets MAC and IPv4 */
+    void (*close)(void *ctx);
+};
+
+struct rnic_hal {
+    const struct rnic_hal_ops *ops;
+    void *ctx;
+};
+
+/* "rnicN": the simulated NIC N. Returns 0 or RNIC_E_NODEV. */
+int rnic_hal_open_sim(const char *name, struct rnic_hal *out);
+/* "vfio:<pci address>", e.g. "vfio:0000:01:00.0". Returns 0 or RNIC_E_NODEV. */
+int rnic_hal_open_vfio(const char *name, struct rnic_hal *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+/* Completion queues: a ring of CQEs the NIC writes with a phase bit that
+ * flips on every pass, so new entries are recognised without a shared
+ * producer index. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int rnic_cq_create(rnic_dev *d, uint32_t entries, rnic_cq **out) {
+    if (!d || !out || entries == 0 || entries > (1u << RNIC_MAX_LOG_RING))
+        return RNIC_E_INVAL;
+    uint32_t num = d->info.num_cq;
+    for (uint32_t i = 0; i < d->info.num_cq; i++) {
+        if (!d->cqs[i]) {
+            num = i;
+            break;
+        }
+    }
+    if (num == d->info.num_cq)
+        return RNIC_E_FULL;
+    rnic_cq *cq = calloc(1, sizeof(*cq));
+    if (!cq)
+        return RNIC_E_NOMEM;
+    cq->dev = d;
+    cq->num = num;
+    cq->log = rnic_log2_ceil(entries < 2 ? 2 : entries);
+    cq->ring = rnic_ring_alloc(d, (size_t)RNIC_CQE_BYTES << cq->log);
+    if (!cq->ring) {
+        free(cq);
+        return RNIC_E_NOMEM;
+    }
+    uint64_t base = (uint64_t)(uintptr_t)cq->ring;
+    reg_wr(d, RNIC_REG_CQ_SEL, num);
+    reg_wr(d, RNIC_REG_CQ_BASE_LO, (uint32_t)base);
+    reg_wr(d, RNIC_REG_CQ_BASE_HI, (uint32_t)(base >> 32));
+    reg_wr(d, RNIC_REG_CQ_LOG_SIZE, cq->log);
+    reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_CREATE);
+    d->cqs[num] = cq;
+    *out = cq;
+    return RNIC_OK;
+}
+
+int rnic_cq_destroy(rnic_cq *cq) {
+    if (!cq)
+        return RNIC_E_INVAL;
+    if (cq->users)
+        return RNIC_E_BUSY;
+    rnic_dev *d = cq->dev;
+    reg_wr(d, RNIC_REG_CQ_SEL, cq->num);
+    reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_DESTROY);
+    rnic_ring_free(d, cq->ring, (size_t)RNIC_CQE_BYTES << cq->log);
+    d->cqs[cq->num] = NULL;
+    free(cq);
+    return RNIC_OK;
+}
+
+int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max) {
+    if (!cq || (!wc && max > 0) || max < 0)
+        return RNIC_E_INVAL;
+    rnic_dev *d = cq->dev;
+    const uint32_t mask = (1u << cq->log) - 1u;
+    int n = 0;
+    while (n < max) {
+        const uint64_t *e = cq->ring + (size_t)(cq->ci & mask) * (RNIC_CQE_BYTES / 8);
+        const uint64_t expect = ((cq->ci >> cq->log) & 1u) ? 0 : 1;
+        uint64_t w0 = __atomic_load_n(&e[0], __ATOMIC_ACQUIRE);
+        if ((w0 >> RNIC_CQE_PHASE_SHIFT & RNIC_CQE_PHASE_MASK) != expect)
+            break;
+        struct rnic_wc *c = &wc[n++];
+        c->status = (uint8_t)RNIC_GET(e, CQE, STATUS);
+        c->opcode = (uint8_t)RNIC_GET(e, CQE, OPCODE);
+        c->qpn = (uint16_t)RNIC_GET(e, CQE, QPN);
+        c->is_recv = RNIC_GET(e, CQE, IS_RECV) != 0;
+        c->byte_len = (uint32_t)RNIC_GET(e, CQE, BYTE_LEN);
+        c->wr_id = RNIC_GET(e, CQE, WR_ID);
+        /* Every WQE up to the completed one is done: unsignaled ones too. */
+        uint32_t idx = (uint32_t)RNIC_GET(e, CQE, WQE_IDX);
+        if (c->qpn < d->info.num_qp && d->qps[c->qpn]) {
+            rnic_qp *qp = d->qps[c->qpn];
+            if (c->is_recv)
+                qp->rq_ci += (uint16_t)(idx - qp->rq_ci) + 1u;
+            else
+                qp->sq_ci += (uint16_t)(idx - qp->sq_ci) + 1u;
+        }
+        cq->ci++;
+    }
+    if (n > 0) {
+        reg_wr(d, RNIC_REG_DB_CQ_N(cq->num), cq->ci & 0xFFFFu);
+        reg_wr(d, RNIC_REG_INTR_STATUS, 1u << cq->num);
+    }
+    return n;
+}
+
+int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles) {
+    if (!cq || !wc)
+        return RNIC_E_INVAL;
+    uint64_t spent = 0;
+    for (;;) {
+        int n = rnic_cq_poll(cq, wc, 1);
+        if (n != 0)
+            return n;
+        if (spent >= max_cycles)
+            return RNIC_E_TIMEOUT;
+        uint64_t w = rnic_wait(cq->dev, max_cycles - spent);
+        /* Hardware backends cannot count cycles: charge the whole budget. */
+        spent += w ? w : max_cycles;
+    }
+}

@@ -1,0 +1,204 @@
+/* Device open/reset/query, raw register access, PZs, ring memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *rnic_strerror(int err) {
+    switch (err) {
+    case RNIC_OK: return "success";
+    case RNIC_E_INVAL: return "invalid argument";
+    case RNIC_E_NOMEM: return "out of host memory";
+    case RNIC_E_NODEV: return "no such device";
+    case RNIC_E_BUSY: return "object in use";
+    case RNIC_E_FULL: return "queue or table full";
+    case RNIC_E_TIMEOUT: return "cycle budget exhausted";
+    case RNIC_E_STATE: return "wrong state";
+    case RNIC_E_HW: return "device reported an error";
+    case RNIC_E_RANGE: return "address range invalid";
+    default: return "unknown error";
+    }
+}
+
+uint32_t rnic_log2_ceil(uint32_t n) {
+    uint32_t l = 0;
+    while ((1u << l) < n && l < 31)
+        l++;
+    return l;
+}
+
+void *rnic_ring_alloc(rnic_dev *dev, size_t bytes) {
+    size_t sz = (bytes + 4095u) & ~(size_t)4095u;
+    void *p = aligned_alloc(4096, sz);
+    if (!p)
+        return NULL;
+    memset(p, 0, sz);
+    if (dev->hal.ops->dma_map(dev->hal.ctx, p, sz) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void rnic_ring_free(rnic_dev *dev, void *ring, size_t bytes) {
+    if (!ring)
+        return;
+    size_t sz = (bytes + 4095u) & ~(size_t)4095u;
+    dev->hal.ops->dma_unmap(dev->hal.ctx, ring, sz);
+    free(ring);
+}
+
+static int open_hal(const char *name, struct rnic_hal *hal) {
+    if (strncmp(name, "vfio:", 5) == 0)
+        return rnic_hal_open_vfio(name, hal);
+    return rnic_hal_open_sim(name, hal);
+}
+
+int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out);
+
+int rnic_open(const char *name, rnic_dev **out) {
+    if (!name || !out)
+        return RNIC_E_INVAL;
+    struct rnic_hal hal;
+    int rc = open_hal(name, &hal);
+    if (rc != RNIC_OK)
+        return rc;
+    rc = rnic_open_hal(&hal, out);
+    if (rc != RNIC_OK && hal.ops->close)
+        hal.ops->close(hal.ctx);
+    return rc;
+}
+
+/* Opens a device behind any HAL (the tests' fake device too). */
+int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out) {
+    if (!hal || !hal->ops || !out)
+        return RNIC_E_INVAL;
+    rnic_dev *d = calloc(1, sizeof(*d));
+    if (!d)
+        return RNIC_E_NOMEM;
+    d->hal = *hal;
+    int rc = rnic_reset(d);
+    if (rc != RNIC_OK) {
+        free(d);
+        return rc;
+    }
+    *out = d;
+    return RNIC_OK;
+}
+
+static void free_tables(rnic_dev *d) {
+    free(d->pt_used);
+    free(d->pt_key);
+    free(d->cqs);
+    free(d->qps);
+    d->pt_used = d->pt_key = NULL;
+    d->cqs = NULL;
+    d->qps = NULL;
+}
+
+int rnic_reset(rnic_dev *d) {
+    if (!d)
+        return RNIC_E_INVAL;
+    reg_wr(d, RNIC_REG_CTRL, RNIC_CTRL_SOFT_RESET_MASK | RNIC_CTRL_ENABLE_MASK);
+    if (reg_rd(d, RNIC_REG_ID) != RNIC_DEVICE_ID)
+        return RNIC_E_NODEV;
+    uint32_t ver = reg_rd(d, RNIC_REG_VERSION);
+    if ((ver >> 16) != (RNIC_VERSION >> 16))
+        return RNIC_E_NODEV;
+    uint32_t cq = reg_rd(d, RNIC_REG_CAP_QUEUES);
+    uint32_t tb = reg_rd(d, RNIC_REG_CAP_TABLE);
+    struct rnic_dev_info *i = &d->info;
+    memset(i, 0, sizeof(*i));
+    i->version = ver;
+    i->num_qp = (cq & RNIC_CAP_QUEUES_NUM_QP_MASK) >> RNIC_CAP_QUEUES_NUM_QP_SHIFT;
+    i->num_cq = (cq & RNIC_CAP_QUEUES_NUM_CQ_MASK) >> RNIC_CAP_QUEUES_NUM_CQ_SHIFT;
+    i->pt_entries = (tb & RNIC_CAP_TABLE_PT_ENTRIES_MASK) >> RNIC_CAP_TABLE_PT_ENTRIES_SHIFT;
+    i->data_bytes = (tb & RNIC_CAP_TABLE_DATA_BYTES_MASK) >> RNIC_CAP_TABLE_DATA_BYTES_SHIFT;
+    i->max_sge = (tb & RNIC_CAP_TABLE_MAX_SGE_MASK) >> RNIC_CAP_TABLE_MAX_SGE_SHIFT;
+    i->mtu = 1u << ((tb & RNIC_CAP_TABLE_LOG_MTU_MASK) >> RNIC_CAP_TABLE_LOG_MTU_SHIFT);
+    i->max_rd = (tb & RNIC_CAP_TABLE_MAX_RD_MASK) >> RNIC_CAP_TABLE_MAX_RD_SHIFT;
+    if (i->num_qp == 0 || i->num_cq == 0 || i->pt_entries == 0 || i->num_cq > 32)
+        return RNIC_E_NODEV;
+    unsigned port = d->hal.ops->index(d->hal.ctx);
+    i->ipv4 = 0x0A000001u + port;
+    uint8_t mac[6] = {0x02, 0, 0, 0, 0, (uint8_t)(port + 1)};
+    memcpy(i->mac, mac, 6);
+    reg_wr(d, RNIC_REG_MAC_HI, (uint32_t)mac[0] << 8 | mac[1]);
+    reg_wr(d, RNIC_REG_MAC_LO, (uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5]);
+    reg_wr(d, RNIC_REG_IPV4, i->ipv4);
+
+    free_tables(d);
+    memset(d->pz_used, 0, sizeof(d->pz_used));
+    memset(d->pz_refs, 0, sizeof(d->pz_refs));
+    d->pt_used = calloc(i->pt_entries, 1);
+    d->pt_key = calloc(i->pt_entries, 1);
+    d->cqs = calloc(i->num_cq, sizeof(*d->cqs));
+    d->qps = calloc(i->num_qp, sizeof(*d->qps));
+    if (!d->pt_used || !d->pt_key || !d->cqs || !d->qps) {
+        free_tables(d);
+        return RNIC_E_NOMEM;
+    }
+    d->pt_used[0] = 1;   /* index 0 is never handed out: key 0 stays invalid */
+    return RNIC_OK;
+}
+
+void rnic_close(rnic_dev *d) {
+    if (!d)
+        return;
+    reg_wr(d, RNIC_REG_CTRL, RNIC_CTRL_SOFT_RESET_MASK);
+    if (d->hal.ops->close)
+        d->hal.ops->close(d->hal.ctx);
+    free_tables(d);
+    free(d);
+}
+
+int rnic_query(rnic_dev *d, struct rnic_dev_info *info) {
+    if (!d || !info)
+        return RNIC_E_INVAL;
+    *info = d->info;
+    return RNIC_OK;
+}
+
+uint64_t rnic_cycles(rnic_dev *d) {
+    uint32_t lo = reg_rd(d, RNIC_REG_CYCLE_LO);
+    uint32_t hi = reg_rd(d, RNIC_REG_CYCLE_HI);
+    return (uint64_t)hi << 32 | lo;
+}
+
+uint32_t rnic_dev_status(rnic_dev *d, uint32_t *err_addr, bool clear) {
+    uint32_t st = reg_rd(d, RNIC_REG_STATUS);
+    if (err_addr)
+        *err_addr = reg_rd(d, RNIC_REG_ERR_ADDR);
+    if (clear && st)
+        reg_wr(d, RNIC_REG_STATUS, st);
+    return st;
+}
+
+uint32_t rnic_reg_read(rnic_dev *d, uint32_t off) { return reg_rd(d, off); }
+void rnic_reg_write(rnic_dev *d, uint32_t off, uint32_t val) { reg_wr(d, off, val); }
+
+uint64_t rnic_wait(rnic_dev *d, uint64_t max_cycles) {
+    return d->hal.ops->wait(d->hal.ctx, max_cycles);
+}
+
+int rnic_pz_alloc(rnic_dev *d, uint16_t *pz) {
+    if (!d || !pz)
+        return RNIC_E_INVAL;
+    for (uint32_t i = 1; i < RNIC_MAX_PZ; i++) {
+        if (!d->pz_used[i]) {
+            d->pz_used[i] = 1;
+            *pz = (uint16_t)i;
+            return RNIC_OK;
+        }
+    }
+    return RNIC_E_FULL;
+}
+
+int rnic_pz_free(rnic_dev *d, uint16_t pz) {
+    if (!d || pz == 0 || pz >= RNIC_MAX_PZ || !d->pz_used[pz])
+        return RNIC_E_INVAL;
+    if (d->pz_refs[pz])
+        return RNIC_E_BUSY;
+    d->pz_used[pz] = 0;
+    return RNIC_OK;
+}

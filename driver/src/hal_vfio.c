@@ -1,0 +1,164 @@
+/* The `vfio` backend: a real board behind the kernel's VFIO. BAR0 is
+ * mmapped; every DMA mapping is an IOMMU mapping with IOVA = VA, the same
+ * addressing the simulation uses; the interrupt (MSI vector 0) arrives on
+ * an eventfd. It cannot run without a device; it must fail cleanly. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/vfio.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct vfio_ctx {
+    int container, group, device, irq_fd;
+    volatile uint32_t *bar;
+    size_t bar_size;
+    unsigned index;
+};
+
+static uint32_t v_rd(void *c, uint32_t off) {
+    struct vfio_ctx *v = c;
+    return off + 4 <= v->bar_size ? v->bar[off / 4] : 0xFFFFFFFFu;
+}
+
+static void v_wr(void *c, uint32_t off, uint32_t val) {
+    struct vfio_ctx *v = c;
+    if (off + 4 <= v->bar_size)
+        v->bar[off / 4] = val;
+}
+
+static int v_map(void *c, void *va, size_t len) {
+    struct vfio_ctx *v = c;
+    struct vfio_iommu_type1_dma_map m = {
+        .argsz = sizeof(m),
+        .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
+        .vaddr = (uint64_t)(uintptr_t)va,
+        .iova = (uint64_t)(uintptr_t)va,
+        .size = len,
+    };
+    return ioctl(v->container, VFIO_IOMMU_MAP_DMA, &m) == 0 ? 0 : -1;
+}
+
+static int v_unmap(void *c, void *va, size_t len) {
+    struct vfio_ctx *v = c;
+    struct vfio_iommu_type1_dma_unmap u = {.argsz = sizeof(u), .iova = (uint64_t)(uintptr_t)va, .size = len};
+    return ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &u) == 0 ? 0 : -1;
+}
+
+/* The board's clock is taken as 250 MHz to turn a cycle budget into time. */
+static uint64_t v_wait(void *c, uint64_t max_cycles) {
+    struct vfio_ctx *v = c;
+    uint64_t ms = max_cycles / 250000u;
+    struct pollfd p = {.fd = v->irq_fd, .events = POLLIN};
+    if (poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms) > 0) {
+        uint64_t n;
+        if (read(v->irq_fd, &n, sizeof(n)) < 0)
+            return 0;
+    }
+    return 0;
+}
+
+static unsigned v_index(void *c) { return ((struct vfio_ctx *)c)->index; }
+
+static void v_close(void *c) {
+    struct vfio_ctx *v = c;
+    if (v->bar)
+        munmap((void *)v->bar, v->bar_size);
+    if (v->irq_fd >= 0)
+        close(v->irq_fd);
+    if (v->device >= 0)
+        close(v->device);
+    if (v->group >= 0)
+        close(v->group);
+    if (v->container >= 0)
+        close(v->container);
+    free(v);
+}
+
+static const struct rnic_hal_ops vfio_ops = {
+    .name = "vfio",
+    .bar_read32 = v_rd,
+    .bar_write32 = v_wr,
+    .dma_map = v_map,
+    .dma_unmap = v_unmap,
+    .wait = v_wait,
+    .index = v_index,
+    .close = v_close,
+};
+
+static int group_of(const char *bdf) {
+    char link[PATH_MAX], target[PATH_MAX];
+    snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0)
+        return -1;
+    target[n] = '\0';
+    const char *slash = strrchr(target, '/');
+    return slash ? atoi(slash + 1) : -1;
+}
+
+static int setup_irq(struct vfio_ctx *v) {
+    v->irq_fd = eventfd(0, EFD_CLOEXEC);
+    if (v->irq_fd < 0)
+        return -1;
+    char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+    struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
+    s->argsz = sizeof(buf);
+    s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+    s->index = VFIO_PCI_MSI_IRQ_INDEX;
+    s->start = 0;
+    s->count = 1;
+    int32_t fd = v->irq_fd;
+    memcpy(s->data, &fd, sizeof(fd));
+    return ioctl(v->device, VFIO_DEVICE_SET_IRQS, s);
+}
+
+int rnic_hal_open_vfio(const char *name, struct rnic_hal *out) {
+    const char *bdf = name + 5;   /* after "vfio:" */
+    int gnum = group_of(bdf);
+    if (gnum < 0)
+        return RNIC_E_NODEV;
+    struct vfio_ctx *v = calloc(1, sizeof(*v));
+    if (!v)
+        return RNIC_E_NOMEM;
+    v->container = v->group = v->device = v->irq_fd = -1;
+    v->index = 0;
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/vfio/%d", gnum);
+    struct vfio_group_status gs = {.argsz = sizeof(gs)};
+    struct vfio_region_info ri = {.argsz = sizeof(ri), .index = VFIO_PCI_BAR0_REGION_INDEX};
+    v->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+    if (v->container < 0 || ioctl(v->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION)
+        goto fail;
+    v->group = open(path, O_RDWR | O_CLOEXEC);
+    if (v->group < 0 || ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) != 0 || !(gs.flags & VFIO_GROUP_FLAGS_VIABLE))
+        goto fail;
+    if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) != 0 ||
+        ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU) != 0)
+        goto fail;
+    v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, bdf);
+    if (v->device < 0 || ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0 || ri.size < 0x2000)
+        goto fail;
+    v->bar_size = ri.size;
+    void *bar = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device, (off_t)ri.offset);
+    if (bar == MAP_FAILED)
+        goto fail;
+    v->bar = bar;
+    if (setup_irq(v) != 0)
+        goto fail;
+    out->ops = &vfio_ops;
+    out->ctx = v;
+    return RNIC_OK;
+fail:
+    v_close(v);
+    return RNIC_E_NODEV;
+}

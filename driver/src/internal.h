@@ -1,0 +1,61 @@
+/* Driver internals shared by its source files. */
+#ifndef RNIC_INTERNAL_H
+#define RNIC_INTERNAL_H
+
+#include <stdint.h>
+
+#include "rnic/rnic_drv.h"
+#include "rnic/rnic_hal.h"
+#include "rnic_hw.h"
+
+#define RNIC_MAX_PZ 256u
+
+struct rnic_dev {
+    struct rnic_hal hal;
+    struct rnic_dev_info info;
+    uint8_t pz_used[RNIC_MAX_PZ];
+    uint16_t pz_refs[RNIC_MAX_PZ];      /* MRs and QPs in the PZ */
+    uint8_t *pt_used;                   /* per table index */
+    uint8_t *pt_key;                    /* last 8-bit key used at each index */
+    rnic_cq **cqs;
+    rnic_qp **qps;
+};
+
+struct rnic_mr {
+    rnic_dev *dev;
+    void *addr;
+    uint64_t len;
+    uint32_t index;
+    uint32_t key;
+    uint16_t pz;
+};
+
+struct rnic_cq {
+    rnic_dev *dev;
+    uint32_t num;
+    uint32_t log;
+    uint64_t *ring;        /* CQE words */
+    uint32_t ci;           /* next CQE to read (free-running) */
+    uint32_t users;
+};
+
+struct rnic_qp {
+    rnic_dev *dev;
+    uint32_t num;
+    uint16_t pz;
+    rnic_cq *send_cq, *recv_cq;
+    uint32_t sq_log, rq_log;
+    uint64_t *sq, *rq;     /* rings of RNIC_WQE_BYTES entries */
+    uint32_t sq_pi, sq_ci, rq_pi, rq_ci;   /* free-running, 16 bits used by the NIC */
+};
+
+static inline uint32_t reg_rd(rnic_dev *d, uint32_t off) { return d->hal.ops->bar_read32(d->hal.ctx, off); }
+static inline void reg_wr(rnic_dev *d, uint32_t off, uint32_t v) { d->hal.ops->bar_write32(d->hal.ctx, off, v); }
+
+/* Ring memory: page-aligned, zeroed, mapped for DMA. */
+void *rnic_ring_alloc(rnic_dev *dev, size_t bytes);
+void rnic_ring_free(rnic_dev *dev, void *ring, size_t bytes);
+
+uint32_t rnic_log2_ceil(uint32_t n);
+
+#endif

@@ -726,7 +726,15 @@ module rnic_engine #(
         end
         S_SQ_PKT_DONE: begin
           pkt_i <= pkt_i + 16'd1;
-          if (bytes_left != 32'd0) begin
+          if (poison) begin
+            // The payload could not be read: the frame left poisoned (the
+            // peer drops it), and the WQE fails here instead of waiting for
+            // an ACK that will never come.
+            cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+            err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+            after_cqe <= S_ERROR_QP;
+            st <= S_CQE_WRITE;
+          end else if (bytes_left != 32'd0) begin
             st <= S_SQ_PKT;
           end else begin
             q_out[cur] <= 1'b1;

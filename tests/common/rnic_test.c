@@ -1,0 +1,72 @@
+#include "rnic_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rnic_test_failures;
+int rnic_test_checks;
+
+int rnic_test_finish(const char *name) {
+    printf("%s: %d checks, %d failed\n", name, rnic_test_checks, rnic_test_failures);
+    return rnic_test_failures == 0 && rnic_test_checks > 0 ? 0 : 1;
+}
+
+static rnic_dev *g_dev[2];
+
+void pair_reconnect(struct pair *p) {
+    for (int s = 0; s < 2; s++) {
+        struct rnic_qp_attr a = {64, 64, p->cq[s], p->cq[s], p->pz[s], 1,
+                                 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
+        int rc = rnic_qp_create(p->dev[s], &a, &p->qp[s]);
+        if (rc) {
+            fprintf(stderr, "qp_create: %s\n", rnic_strerror(rc));
+            exit(2);
+        }
+    }
+    if (rnic_qp_connect_local(p->qp[0], p->qp[1]) != RNIC_OK) {
+        fprintf(stderr, "connect failed\n");
+        exit(2);
+    }
+}
+
+void pair_open(struct pair *p) {
+    memset(p, 0, sizeof(*p));
+    for (int s = 0; s < 2; s++) {
+        if (!g_dev[s] && rnic_open(s ? "rnic1" : "rnic0", &g_dev[s]) != RNIC_OK) {
+            fprintf(stderr, "cannot open rnic%d\n", s);
+            exit(2);
+        }
+        p->dev[s] = g_dev[s];
+        if (rnic_pz_alloc(p->dev[s], &p->pz[s]) || rnic_cq_create(p->dev[s], 256, &p->cq[s])) {
+            fprintf(stderr, "pz/cq setup failed\n");
+            exit(2);
+        }
+    }
+    pair_reconnect(p);
+}
+
+void pair_close(struct pair *p) {
+    for (int s = 0; s < 2; s++) {
+        if (p->qp[s])
+            rnic_qp_destroy(p->qp[s]);
+        rnic_cq_destroy(p->cq[s]);
+        rnic_pz_free(p->dev[s], p->pz[s]);
+    }
+}
+
+int wait_cq(struct pair *p, int s, struct rnic_wc *wc) { return rnic_cq_wait(p->cq[s], wc, BUDGET); }
+
+int post_and_wait(struct pair *p, int s, const struct rnic_send_wr *wr, struct rnic_wc *wc) {
+    int rc = rnic_post_send(p->qp[s], wr);
+    if (rc)
+        return rc;
+    return wait_cq(p, s, wc);
+}
+
+void fill_pattern(uint8_t *b, size_t n, unsigned seed) {
+    uint32_t x = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        b[i] = (uint8_t)(x >> 16);
+    }
+}

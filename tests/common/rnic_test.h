@@ -1,0 +1,60 @@
+/* Small helpers shared by the C tests: checks that count failures, and a
+ * connected pair of QPs on rnic0 and rnic1 with registered buffers. */
+#ifndef RNIC_TEST_H
+#define RNIC_TEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rnic/rnic_drv.h"
+#include "rnic_hw.h"
+
+extern int rnic_test_failures;
+extern int rnic_test_checks;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        rnic_test_checks++;                                                             \
+        if (!(cond)) {                                                                  \
+            rnic_test_failures++;                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                  \
+    do {                                                                                \
+        long long a_ = (long long)(a), b_ = (long long)(b);                             \
+        rnic_test_checks++;                                                             \
+        if (a_ != b_) {                                                                 \
+            rnic_test_failures++;                                                       \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); \
+        }                                                                               \
+    } while (0)
+
+/* Prints the summary line CTest output shows and returns the exit code. */
+int rnic_test_finish(const char *name);
+
+#define ALL_ACCESS (RNIC_ACCESS_LOCAL_READ | RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE)
+#define BUDGET 20000000u
+
+struct pair {
+    rnic_dev *dev[2];
+    uint16_t pz[2];
+    rnic_cq *cq[2];
+    rnic_qp *qp[2];
+};
+
+/* Opens rnic0 and rnic1 (once per process) and connects a fresh QP pair. */
+void pair_open(struct pair *p);
+void pair_close(struct pair *p);
+/* A fresh QP pair on the already open devices. */
+void pair_reconnect(struct pair *p);
+
+/* Posts one send-queue WR on side `s` and waits for its completion. */
+int post_and_wait(struct pair *p, int s, const struct rnic_send_wr *wr, struct rnic_wc *wc);
+/* Waits for one completion on side `s`; returns 1 or RNIC_E_TIMEOUT. */
+int wait_cq(struct pair *p, int s, struct rnic_wc *wc);
+
+void fill_pattern(uint8_t *b, size_t n, unsigned seed);
+#endif

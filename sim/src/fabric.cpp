@@ -36,7 +36,9 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
     SC_THREAD(clock_thread);
 }
 
-Fabric::~Fabric() {
+Fabric::~Fabric() { close_trace(); }
+
+void Fabric::close_trace() {
     if (trace_)
         trace_->close();
 }

@@ -39,6 +39,7 @@ public:
     // `stop_on_irq`'s interrupt line high. Returns the cycles run.
     uint64_t run(uint64_t cycles, RnicDevice *stop_on_irq);
     void start();
+    void close_trace();
 
     unsigned size() const { return static_cast<unsigned>(devs_.size()); }
     RnicDevice &dev(unsigned i) { return *devs_[i]; }

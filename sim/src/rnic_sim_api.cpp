@@ -20,7 +20,18 @@ struct rnic_sim_dev {
 namespace {
 
 std::unique_ptr<Fabric> g_fabric;
+Fabric *g_fabric_at_exit;   // keeps the fabric reachable after exit begins
 std::vector<rnic_sim_dev> g_handles;
+
+// At exit the trace is flushed and the fabric is left alone: SystemC's and
+// Verilator's own statics may already be gone when a static destructor of
+// ours would run, so nothing is torn down in that phase.
+void fabric_at_exit() {
+    if (g_fabric) {
+        g_fabric->close_trace();
+        g_fabric_at_exit = g_fabric.release();
+    }
+}
 
 uint64_t env_u64(const char *name, uint64_t dflt) {
     const char *v = std::getenv(name);
@@ -50,6 +61,7 @@ Fabric &fabric() {
         for (unsigned i = 0; i < nics; ++i)
             g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i), &g_fabric->bridge(i)};
         g_fabric->start();
+        std::atexit(fabric_at_exit);
     }
     return *g_fabric;
 }

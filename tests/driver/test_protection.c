@@ -47,6 +47,14 @@ static struct rnic_send_wr wr_of(uint8_t op, uint64_t raddr, uint32_t rkey, uint
 
 int main(void) {
     pair_open(&P);
+    /* In a build made with RNIC_MUTANTS, break one rule on purpose: this
+     * test must then fail (tests/mutants/run_mutants.sh checks it does). */
+    const char *mutant = getenv("RNIC_TEST_MUTANT");
+    if (mutant) {
+        for (int i = 0; i < 2; i++)
+            rnic_reg_write(P.dev[i], RNIC_REG_MUTANT, (uint32_t)atoi(mutant));
+        CHECK_EQ(rnic_reg_read(P.dev[0], RNIC_REG_MUTANT), atoi(mutant));
+    }
     lbuf = aligned_alloc(4096, N);
     rbuf = aligned_alloc(4096, N);
     snap = malloc(N);
@@ -106,6 +114,15 @@ int main(void) {
     CHECK(rnic_mr_key(opz) != stale);
     w = wr_of(RNIC_OP_RDMA_WRITE, ra, stale, 64, &s);
     expect_refused("write, stale key", &w, RNIC_CQE_STATUS_REMOTE_ACCESS);
+
+    /* A deregistered region: its entry is invalid, its old key refused
+     * (the buffer stays mapped through rmr, so only the table can refuse). */
+    rnic_mr *gone;
+    CHECK_EQ(rnic_mr_reg(P.dev[1], rbuf, 1024, P.pz[1], ALL_ACCESS, &gone), RNIC_OK);
+    uint32_t gone_key = rnic_mr_key(gone);
+    rnic_mr_dereg(gone);
+    w = wr_of(RNIC_OP_RDMA_WRITE, ra, gone_key, 64, &s);
+    expect_refused("write, deregistered region", &w, RNIC_CQE_STATUS_REMOTE_ACCESS);
 
     /* Local protection: a bad lkey, and an lkey without local write as a READ target. */
     w = wr_of(RNIC_OP_RDMA_WRITE, ra, rk, 64, &s);

@@ -11,7 +11,7 @@
 static struct pair P;
 static uint8_t *src, *dst;
 static rnic_mr *msrc, *mdst;
-static const size_t CAP = (1u << 20) + 2 * GUARD + 64;
+static const size_t CAP = (1u << 20) + 8192;   /* a multiple of the 4 KiB alignment */
 
 static void reset_buffers(size_t n, unsigned seed) {
     fill_pattern(src, CAP, seed);

@@ -1115,7 +1115,14 @@ module rnic_engine #(
         S_RD_RESP_DONE: begin
           pkt_i <= pkt_i + 16'd1;
           tx_psn <= tx_psn + 24'd1;
-          if (bytes_left != 32'd0) begin
+          if (poison) begin
+            // The response left poisoned (dropped by the requester); tell the
+            // requester why with a NAK so its READ fails instead of waiting.
+            tx_syndrome <= 8'h63;
+            err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+            flush_recv <= 1'b0;
+            st <= S_ACK_SEND;
+          end else if (bytes_left != 32'd0) begin
             st <= S_RD_RESP_PKT;
           end else begin
             q_rq_psn[cur] <= tx_psn + 24'd1;

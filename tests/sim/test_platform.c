@@ -3,6 +3,7 @@
  * without touching memory. */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "rnic_sim.h"
 #include "rnic_test.h"
@@ -11,9 +12,41 @@ static uint64_t first_arrival;
 static unsigned hook_mode;      /* 0 pass, 1 record, 2 corrupt the next data frame */
 static uint64_t hooked_frames;
 
+static unsigned icrc_ok, icrc_bad, ipsum_bad;
+
+/* The ICRC recomputed with zlib's CRC-32, independently of the RTL: the
+ * masked fields set to 0xFF, eight 0xFF bytes in front, the Ethernet
+ * header left out, the result stored least significant byte first. */
+static void check_frame(const uint8_t *f, size_t len) {
+    if (len < 58)
+        return;
+    uint8_t buf[8 + 4200];
+    size_t n = len - 14 - 4;
+    if (n > sizeof(buf) - 8)
+        return;
+    memset(buf, 0xFF, 8);
+    memcpy(buf + 8, f + 14, n);
+    const size_t masked[] = {15, 22, 24, 25, 40, 41, 46};
+    for (size_t i = 0; i < sizeof(masked) / sizeof(masked[0]); i++)
+        buf[8 + masked[i] - 14] = 0xFF;
+    uint32_t crc = (uint32_t)crc32(0L, buf, (uInt)(n + 8));
+    uint32_t got = (uint32_t)f[len - 4] | (uint32_t)f[len - 3] << 8 | (uint32_t)f[len - 2] << 16 |
+                   (uint32_t)f[len - 1] << 24;
+    crc == got ? icrc_ok++ : icrc_bad++;
+    /* IPv4 header checksum: the ones' complement sum over the header is 0xFFFF. */
+    uint32_t sum = 0;
+    for (int i = 0; i < 20; i += 2)
+        sum += (uint32_t)f[14 + i] << 8 | f[15 + i];
+    while (sum >> 16)
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    if (sum != 0xFFFF)
+        ipsum_bad++;
+}
+
 static int hook(unsigned from, uint8_t *frame, size_t len, void *arg) {
     (void)arg;
     hooked_frames++;
+    check_frame(frame, len);
     if (from == 0 && hook_mode == 1 && first_arrival == 0)
         first_arrival = rnic_sim_cycle();
     if (from == 0 && hook_mode == 2 && len > 100) {
@@ -72,6 +105,10 @@ int main(void) {
     CHECK_EQ(rnic_sim_link_frames(0) - frames0, 1);
     CHECK(hooked_frames >= 2);   /* the WRITE and its ACK */
     CHECK(first_arrival != 0);
+    /* Every frame so far carried a correct ICRC and IPv4 checksum. */
+    CHECK(icrc_ok >= 2);
+    CHECK_EQ(icrc_bad, 0);
+    CHECK_EQ(ipsum_bad, 0);
     /* The round trip cannot be shorter than two link latencies. */
     CHECK(rnic_sim_cycle() - first_arrival >= 100);
 

@@ -98,7 +98,9 @@ void RnicDevice::drive(uint64_t cycle) {
         m.dma_wr_cpl_err = write_cpls_.front().err;
     }
 
+    // Idle lanes are driven to zero: the model's per-lane logic then skips them.
     m.rx_tvalid = 0;
+    m.rx_tkeep = 0;
     if (rx_link_ && !rx_link_->in_flight.empty() && rx_link_->in_flight.front().arrives_at <= cycle) {
         const Frame &f = rx_link_->in_flight.front();
         const size_t left = f.bytes.size() - f.delivered;

@@ -21,7 +21,8 @@
  *   RNIC_LINK_LATENCY  link latency in cycles (default 100)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
  *                      a relative name lands under the waveforms/ directory
- *   RNIC_CLOCK_MHZ     clock frequency that maps cycles to SystemC time (default 250)
+ *   RNIC_PCAP          file name of a pcap capture of every frame on every link
+ *                      (Ethernet link type, nanosecond timestamps of simulated time)
  */
 #ifndef RNIC_SIM_H
 #define RNIC_SIM_H

@@ -41,6 +41,20 @@ Fabric::~Fabric() { close_trace(); }
 void Fabric::close_trace() {
     if (trace_)
         trace_->close();
+    if (pcap_) {
+        std::fclose(pcap_);
+        pcap_ = nullptr;
+    }
+}
+
+// Classic pcap, Ethernet link type: tshark and Wireshark decode the frames
+// as RoCEv2 (UDP port 4791). Timestamps are simulated time (4 ns a cycle).
+void Fabric::open_pcap(const std::string &path) {
+    pcap_ = std::fopen(path.c_str(), "wb");
+    if (!pcap_)
+        return;
+    const uint32_t hdr[6] = {0xa1b23c4du /* nanosecond resolution */, 0x00040002u, 0, 0, 65535, 1};
+    std::fwrite(hdr, sizeof(hdr), 1, pcap_);
 }
 
 // Elaborates, lets the clock thread reach its first wait, and resets every NIC.
@@ -59,6 +73,13 @@ uint64_t Fabric::frames_from(unsigned nic) const { return nic < links_.size() ? 
 void Fabric::send_frame(unsigned from, std::vector<uint8_t> &bytes, uint64_t cycle) {
     if (hook_ && hook_(from, bytes.data(), bytes.size(), hook_arg_) != 0)
         return;
+    if (pcap_) {
+        const uint64_t ns = cycle * 4;
+        const uint32_t rec[4] = {static_cast<uint32_t>(ns / 1000000000u), static_cast<uint32_t>(ns % 1000000000u),
+                                 static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(bytes.size())};
+        std::fwrite(rec, sizeof(rec), 1, pcap_);
+        std::fwrite(bytes.data(), 1, bytes.size(), pcap_);
+    }
     Link &l = links_[from];
     Frame f;
     f.bytes = bytes;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ public:
     uint64_t run(uint64_t cycles, RnicDevice *stop_on_irq);
     void start();
     void close_trace();
+    void open_pcap(const std::string &path);
 
     unsigned size() const { return static_cast<unsigned>(devs_.size()); }
     RnicDevice &dev(unsigned i) { return *devs_[i]; }
@@ -62,6 +64,7 @@ private:
     std::vector<std::unique_ptr<HostBridge>> bridges_;
     std::vector<Link> links_;          // links_[i] carries frames sent by NIC i
     std::unique_ptr<VerilatedFstC> trace_;
+    std::FILE *pcap_ = nullptr;     // every frame on every link, when RNIC_PCAP names a file
     uint64_t latency_;
     uint64_t cycle_ = 0;
     sc_core::sc_time period_;

@@ -60,6 +60,8 @@ Fabric &fabric() {
         g_handles.resize(nics);
         for (unsigned i = 0; i < nics; ++i)
             g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i), &g_fabric->bridge(i)};
+        if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
+            g_fabric->open_pcap(pcap);
         g_fabric->start();
         std::atexit(fabric_at_exit);
     }

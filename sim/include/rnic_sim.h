@@ -81,6 +81,21 @@ uint64_t rnic_sim_link_frames(unsigned from);
 typedef int (*rnic_sim_link_hook)(unsigned from, uint8_t *frame, size_t len, void *arg);
 void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg);
 
+/* Events from each NIC's trace port (rnic_pkg EV_* codes: WQE fetched,
+ * first packet of a WQE sent, rkey verdict, CQE written, NAK sent, QP
+ * error), with the cycle they happened in: what scenario tests check
+ * orderings on. The hook runs inside the simulation; it must not call back
+ * into this API. NULL removes it. */
+struct rnic_sim_event {
+    uint64_t cycle;
+    unsigned nic;
+    uint8_t event;
+    uint16_t qpn;
+    uint64_t arg;   /* per event: WQE index; {rkey, verdict}; {status, WQE index}; NAK syndrome */
+};
+typedef void (*rnic_sim_event_hook)(const struct rnic_sim_event *ev, void *arg);
+void rnic_sim_set_event_hook(rnic_sim_event_hook hook, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 
 #include "fabric.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latency, const std::string &trace_path)
@@ -66,6 +67,14 @@ void Fabric::start() {
     for (auto &d : devs_)
         d->set_reset(false);
     run(2, nullptr);
+}
+
+void Fabric::event(const rnic_sim_event &ev) {
+    if (log_events_)
+        std::fprintf(stderr, "cycle %llu rnic%u event %u qp %u arg %016llx\n", (unsigned long long)ev.cycle, ev.nic,
+                     (unsigned)ev.event, (unsigned)ev.qpn, (unsigned long long)ev.arg);
+    if (event_hook_)
+        event_hook_(&ev, event_arg_);
 }
 
 uint64_t Fabric::frames_from(unsigned nic) const { return nic < links_.size() ? links_[nic].frames_sent : 0; }

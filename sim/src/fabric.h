@@ -51,7 +51,8 @@ public:
     uint64_t frames_from(unsigned nic) const;
 
     void send_frame(unsigned from, std::vector<uint8_t> &bytes, uint64_t cycle);
-    bool log_events() const { return log_events_; }
+    void event(const rnic_sim_event &ev);
+    void set_event_hook(rnic_sim_event_hook hook, void *arg) { event_hook_ = hook; event_arg_ = arg; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
 
 private:
@@ -74,4 +75,6 @@ private:
     rnic_sim_link_hook hook_ = nullptr;
     void *hook_arg_ = nullptr;
     bool log_events_ = false;
+    rnic_sim_event_hook event_hook_ = nullptr;
+    void *event_arg_ = nullptr;
 };

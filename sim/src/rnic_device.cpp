@@ -165,9 +165,8 @@ void RnicDevice::edge(uint64_t cycle) {
     auto &m = *model_;
     m.clk = 1;
     m.eval();
-    if (m.trace_valid && fabric_.log_events())
-        std::fprintf(stderr, "cycle %llu rnic%u event %u qp %u arg %016llx\n", (unsigned long long)cycle, index_,
-                     (unsigned)m.trace_event, (unsigned)m.trace_qpn, (unsigned long long)m.trace_arg);
+    if (m.trace_valid)
+        fabric_.event(rnic_sim_event{cycle, index_, m.trace_event, m.trace_qpn, m.trace_arg});
 
     if (bar_pending_) {
         if (!bar_write_)

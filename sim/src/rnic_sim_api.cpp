@@ -130,5 +130,6 @@ uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) { return fabr
 uint64_t rnic_sim_cycle(void) { return fabric().cycle(); }
 uint64_t rnic_sim_link_frames(unsigned from) { return fabric().frames_from(from); }
 void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) { fabric().set_hook(hook, arg); }
+void rnic_sim_set_event_hook(rnic_sim_event_hook hook, void *arg) { fabric().set_event_hook(hook, arg); }
 
 }

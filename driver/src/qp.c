@@ -25,8 +25,10 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
         return RNIC_E_INVAL;
     if (a->pz == 0 || a->pz >= RNIC_MAX_PZ || !d->pz_used[a->pz])
         return RNIC_E_INVAL;
+    /* QPs 0 and 1 are InfiniBand's management QPs (SMI, GSI): an RC
+     * connection never uses them, and capture tools decode them as MADs. */
     uint32_t num = d->info.num_qp;
-    for (uint32_t i = 0; i < d->info.num_qp; i++) {
+    for (uint32_t i = 2; i < d->info.num_qp; i++) {
         if (!d->qps[i]) {
             num = i;
             break;

@@ -8,8 +8,10 @@
 // a job (DMA read -> framer, receive buffer -> DMA write), so bulk transfers
 // still run near line rate.
 //
-// Each QP has at most one requester WQE in flight (sent, waiting for its ACK
-// or READ response); other QPs keep going meanwhile. Per-packet state that
+// Each QP has up to MAX_RD_ATOMIC requester WQEs in flight (sent, waiting
+// for their ACK or READ responses), completed in order. A WQE with the
+// FENCE flag waits until every earlier WQE of its QP has completed,
+// outstanding RDMA READs included; nothing else waits. Per-packet state that
 // a multi-packet message needs (write cursor, receive cursor, read cursor)
 // is kept per QP; WQEs are re-read from the rings when a later packet needs
 // their scatter list, instead of being cached on chip.
@@ -24,6 +26,7 @@ module rnic_engine #(
   input  logic        enable,
   input  logic [47:0] mac,
   input  logic [31:0] ipv4,
+  input  logic [3:0]  mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
 
   input  logic        qp_cmd_valid,
   input  logic [2:0]  qp_cmd,
@@ -123,6 +126,8 @@ module rnic_engine #(
   localparam int unsigned CQW = $clog2(NUM_CQ);
   localparam int unsigned S   = rnic_pkg::MAX_SGE;
   localparam int unsigned SIW = $clog2(S);
+  localparam int unsigned D   = rnic_pkg::MAX_RD_ATOMIC;   // WQEs in flight per QP
+  localparam int unsigned DW  = $clog2(D);
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
   localparam logic [31:0] V_OK = 32'(rnic_pkg::PT_VERDICT_OK);
 
@@ -147,11 +152,14 @@ module rnic_engine #(
   logic [15:0] q_sq_ci [NUM_QP];    // next WQE to start
   logic [15:0] q_rq_pi [NUM_QP];
   logic [15:0] q_rq_ci [NUM_QP];
-  logic        q_out [NUM_QP];      // a requester WQE (index sq_ci - 1) is in flight
-  logic [7:0]  q_out_op [NUM_QP];
-  logic [23:0] q_out_psn [NUM_QP];  // last PSN of it (ACK) or next READ response PSN
-  logic [31:0] q_out_len [NUM_QP];
-  logic [31:0] q_out_got [NUM_QP];  // READ: bytes received so far
+  logic [15:0] q_done [NUM_QP];     // oldest WQE not completed; q_done..sq_ci-1 are in flight
+  logic        q_fenced [NUM_QP];   // the WQE at sq_ci waits until nothing is in flight
+  logic [31:0] q_out_got [NUM_QP];  // oldest WQE, a READ: bytes of it received so far
+  // Per WQE in flight, at slot {qp, index mod D}.
+  logic [7:0]  o_op [NUM_QP*D];
+  logic [23:0] o_first [NUM_QP*D];  // first PSN of its packets (READ: of its responses)
+  logic [23:0] o_last [NUM_QP*D];   // last PSN: the one its ACK names
+  logic [31:0] o_len [NUM_QP*D];
   logic [63:0] q_wr_va [NUM_QP];    // responder RDMA WRITE cursor
   logic [31:0] q_wr_left [NUM_QP];
   logic [31:0] q_rcv_got [NUM_QP];  // responder SEND: bytes placed in the current RECV
@@ -240,6 +248,11 @@ module rnic_engine #(
     .payload_off(p_off), .payload_len(p_plen), .len_ok(p_len_ok));
   logic [QW-1:0] pq;
   assign pq = p_qp[QW-1:0];
+  // Slot of the oldest WQE in flight on the received frame's QP, and on cur.
+  logic [QW+DW-1:0] old_pq, old_cur;
+  assign old_pq  = {pq, q_done[pq][DW-1:0]};
+  assign old_cur = {cur, q_done[cur][DW-1:0]};
+  logic [QW+DW-1:0] wslot;           // slot of the WQE being sent
 
   logic [8*72-1:0] hb;
   logic [6:0]      hb_len;
@@ -274,7 +287,8 @@ module rnic_engine #(
   endfunction
 
   logic [15:0] sq_idx, rq_idx;
-  logic [63:0] sq_wqe_addr, rq_wqe_addr, out_wqe_addr;
+  logic [63:0] sq_wqe_addr, rq_wqe_addr, done_wqe_addr;
+  logic        busy_q;               // cur has WQEs in flight
   logic        sq_ready [NUM_QP];
   logic        has_flush [NUM_QP];
   logic [31:0] seg_rem;
@@ -285,11 +299,13 @@ module rnic_engine #(
     rq_idx       = q_rq_ci[cur];
     sq_wqe_addr  = slot(q_sq_base[cur], sq_idx, q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
     rq_wqe_addr  = slot(q_rq_base[cur], rq_idx, q_rq_log[cur], 8'(rnic_pkg::WQE_BYTES));
-    out_wqe_addr = slot(q_sq_base[cur], sq_idx - 16'd1, q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
+    done_wqe_addr = slot(q_sq_base[cur], q_done[cur], q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
+    busy_q       = q_sq_ci[cur] != q_done[cur];
     for (int unsigned i = 0; i < NUM_QP; i++) begin
-      sq_ready[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && !q_out[i] && q_sq_ci[i] != q_sq_pi[i];
+      sq_ready[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && !q_fenced[i] && q_sq_ci[i] != q_sq_pi[i] &&
+                     (q_sq_ci[i] - q_done[i]) < 16'(D);
       has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
-                     (q_out[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
+                     (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
     end
     seg_rem = (seg_i < seg_n) ? seg_len[seg_i[SIW-1:0]] - seg_off : 32'd0;
     for (int unsigned i = 0; i < S; i++) wq_sge_len[i] = wq[5 + 2*i][31:0];
@@ -453,6 +469,10 @@ module rnic_engine #(
     end
   end
 
+  // PSNs a READ of wq_total bytes takes: one per response packet, at least one.
+  logic [23:0] rd_pkts;
+  assign rd_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
+
   // Status code for a NAK syndrome.
   function automatic logic [7:0] nak_status(input logic [7:0] syn);
     unique case (syn)
@@ -526,7 +546,8 @@ module rnic_engine #(
       for (int unsigned i = 0; i < NUM_QP; i++) begin
         q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
         q_err[i] <= '0;
-        q_out[i] <= 1'b0;
+        q_fenced[i] <= 1'b0;
+        q_done[i] <= '0;
         q_sq_pi[i] <= '0; q_sq_ci[i] <= '0; q_rq_pi[i] <= '0; q_rq_ci[i] <= '0;
       end
       for (int unsigned i = 0; i < NUM_CQ; i++) begin
@@ -549,7 +570,9 @@ module rnic_engine #(
             q_pz[qp_sel] <= qp_pz; q_flags[qp_sel] <= qp_flags;
             q_sq_pi[qp_sel] <= '0; q_sq_ci[qp_sel] <= '0;
             q_rq_pi[qp_sel] <= '0; q_rq_ci[qp_sel] <= '0;
-            q_out[qp_sel] <= 1'b0;
+            q_done[qp_sel] <= '0;
+            q_fenced[qp_sel] <= 1'b0;
+            q_out_got[qp_sel] <= '0;
             q_rcv_got[qp_sel] <= '0;
             q_msn[qp_sel] <= '0;
           end
@@ -564,7 +587,7 @@ module rnic_engine #(
             q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
           3'(rnic_pkg::QP_CMD_RESET): begin
             q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_RESET);
-            q_out[qp_sel] <= 1'b0;
+            q_fenced[qp_sel] <= 1'b0;
           end
           default: ;
         endcase
@@ -611,7 +634,8 @@ module rnic_engine #(
       unique case (st)
         // ------------------------------------------------------------ idle
         S_IDLE: begin
-          if (enable && rxb_valid) begin
+          // A frame released this cycle still shows as valid until the edge.
+          if (enable && rxb_valid && !rxb_release) begin
             st <= S_RX_PARSE;
           end else if (enable && pick_any) begin
             cur <= pick_q;
@@ -650,14 +674,28 @@ module rnic_engine #(
           chk_i <= 3'd0;
           cqe_idx <= sq_idx; cqe_op <= wq[0][7:0]; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
-          if (fetch_err) begin
+          if (fetch_err && busy_q) begin
+            q_fenced[cur] <= 1'b1;   // report it in order: after what is in flight
+            st <= S_IDLE;
+          end else if (fetch_err) begin
             err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
             st <= S_SQ_ERR;
           end else if ((wq[0][7:0] != 8'(rnic_pkg::OP_SEND) && wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_WRITE) &&
                         wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ)) || wq[0][23:16] > 8'(S) ||
                        wq_total[32] || (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
             err_status <= 8'(rnic_pkg::CQE_STATUS_BAD_WQE);
-            st <= S_SQ_ERR;
+            if (busy_q) begin
+              q_fenced[cur] <= 1'b1;
+              st <= S_IDLE;
+            end else begin
+              st <= S_SQ_ERR;
+            end
+          end else if (wq[0][9] && busy_q && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE)) begin
+            // Barrier fence: everything before it, READs included, completes first.
+            q_fenced[cur] <= 1'b1;
+            trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_FENCE_HOLD);
+            trace_qpn <= 16'(cur); trace_arg <= {32'd0, 16'd0, sq_idx};
+            st <= S_IDLE;
           end else begin
             st <= S_SQ_CHECK;
           end
@@ -670,7 +708,12 @@ module rnic_engine #(
         S_SQ_CHECK_WAIT: if (lchk_rsp_valid) begin
           if (32'(lchk_verdict) != V_OK) begin
             err_status <= 8'(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION);
-            st <= S_SQ_ERR;
+            if (busy_q) begin
+              q_fenced[cur] <= 1'b1;
+              st <= S_IDLE;
+            end else begin
+              st <= S_SQ_ERR;
+            end
           end else begin
             chk_i <= chk_i + 3'd1;
             st <= S_SQ_CHECK;
@@ -682,18 +725,18 @@ module rnic_engine #(
           pkt_i <= '0;
           poison <= 1'b0;
           q_sq_ci[cur] <= sq_idx + 16'd1;
-          q_out_op[cur] <= wq[0][7:0];
-          q_out_len[cur] <= wq_total[31:0];
-          q_out_got[cur] <= 32'd0;
+          wslot <= {cur, sq_idx[DW-1:0]};
+          o_op[{cur, sq_idx[DW-1:0]}] <= wq[0][7:0];
+          o_len[{cur, sq_idx[DW-1:0]}] <= wq_total[31:0];
+          o_first[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur];
           load_segs(32'd0);
           if (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ)) begin
             // One request; the responder answers with ceil(len/MTU) packets (at least one).
             tx_opcode <= 8'h0c; tx_ext <= 2'd1; tx_ackreq <= 1'b1; tx_se <= 1'b0; tx_pad <= 2'd0;
             tx_psn <= q_sq_psn[cur]; tx_va <= wq[1]; tx_rkey <= wq[2][31:0]; tx_rlen <= wq_total[31:0];
             tx_plen <= 16'd0;
-            q_out_psn[cur] <= q_sq_psn[cur];
-            q_sq_psn[cur] <= q_sq_psn[cur] +
-                             ((wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU)));
+            q_sq_psn[cur] <= q_sq_psn[cur] + rd_pkts;
+            o_last[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur] + rd_pkts - 24'd1;
             bytes_left <= 32'd0;
             ret_st <= S_SQ_PKT_DONE;
             st <= S_TX_START;
@@ -717,7 +760,7 @@ module rnic_engine #(
           tx_pad <= 2'd0 - plen[1:0];
           tx_psn <= q_sq_psn[cur];
           q_sq_psn[cur] <= q_sq_psn[cur] + 24'd1;
-          if (last) q_out_psn[cur] <= q_sq_psn[cur];
+          if (last) o_last[wslot] <= q_sq_psn[cur];
           tx_va <= wq[1]; tx_rkey <= wq[2][31:0]; tx_rlen <= total;
           tx_plen <= plen;
           piece_left <= 32'd0;
@@ -732,12 +775,17 @@ module rnic_engine #(
             // an ACK that will never come.
             cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
             err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-            after_cqe <= S_ERROR_QP;
-            st <= S_CQE_WRITE;
+            if (q_done[cur] == cqe_idx) begin
+              // It is the oldest: complete it with its own status.
+              q_done[cur] <= cqe_idx + 16'd1;
+              after_cqe <= S_ERROR_QP;
+              st <= S_CQE_WRITE;
+            end else begin
+              st <= S_ERROR_QP;   // the flush completes it after the older ones
+            end
           end else if (bytes_left != 32'd0) begin
             st <= S_SQ_PKT;
           end else begin
-            q_out[cur] <= 1'b1;
             st <= S_IDLE;
           end
         end
@@ -816,10 +864,13 @@ module rnic_engine #(
             rx_held <= 1'b0;
             st <= S_IDLE;
           end else if (rx_is_ack || rx_is_rresp) begin
-            // Requester side: only for the WQE in flight, in PSN order.
-            // A NAK may name any packet of the message; an ACK names its last.
-            if (!q_out[pq] || (p_psn != q_out_psn[pq] && !(rx_is_ack && p_syn[7:5] == 3'b011)) ||
-                (rx_is_rresp && q_out_op[pq] != 8'(rnic_pkg::OP_RDMA_READ))) begin
+            // Requester side: for the oldest WQE in flight, in PSN order. An
+            // ACK names its last PSN; a NAK may name any of its packets.
+            if (q_sq_ci[pq] == q_done[pq] ||
+                (rx_is_ack && p_syn[7:5] != 3'b011 &&
+                 (o_op[old_pq] == 8'(rnic_pkg::OP_RDMA_READ) || p_psn != o_last[old_pq])) ||
+                (rx_is_rresp && (o_op[old_pq] != 8'(rnic_pkg::OP_RDMA_READ) ||
+                                 p_psn != o_first[old_pq] + 24'(q_out_got[pq] >> $clog2(rnic_pkg::MTU))))) begin
               ev_rx_drop <= 1'b1;
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
@@ -827,7 +878,7 @@ module rnic_engine #(
             end else if (rx_is_ack) begin
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
-              cqe_cq <= q_scq[pq]; cqe_recv <= 1'b0; cqe_len <= q_out_len[pq];
+              cqe_cq <= q_scq[pq]; cqe_recv <= 1'b0; cqe_len <= o_len[old_pq];
               if (p_syn[7:5] == 3'b000) begin
                 cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
                 err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
@@ -835,15 +886,17 @@ module rnic_engine #(
                 cqe_status <= nak_status(p_syn);
                 err_status <= nak_status(p_syn);
               end
-              q_out[pq] <= 1'b0;
+              q_done[pq] <= q_done[pq] + 16'd1;
+              q_out_got[pq] <= 32'd0;
+              if (q_done[pq] + 16'd1 == q_sq_ci[pq]) q_fenced[pq] <= 1'b0;
               fetch_n <= 5'd4;
-              fetch_addr <= slot(q_sq_base[pq], q_sq_ci[pq] - 16'd1, q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
-              cqe_idx <= q_sq_ci[pq] - 16'd1;
+              fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+              cqe_idx <= q_done[pq];
               ret_st <= S_CQE_FETCH_DONE;
               st <= S_FETCH_REQ;
             end else begin
               fetch_n <= 5'd16;
-              fetch_addr <= slot(q_sq_base[pq], q_sq_ci[pq] - 16'd1, q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+              fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
               ret_st <= S_RX_RRESP_WQE;
               st <= S_FETCH_REQ;
             end
@@ -989,13 +1042,14 @@ module rnic_engine #(
 
         // READ response: the READ WQE is in wq.
         S_RX_RRESP_WQE: begin
-          cqe_idx <= q_sq_ci[cur] - 16'd1; cqe_op <= 8'(rnic_pkg::OP_RDMA_READ); cqe_wrid <= wq[3];
-          cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_len <= q_out_len[cur];
-          if (fetch_err || 33'(q_out_got[cur]) + 33'(p_plen) > 33'(q_out_len[cur]) ||
-              (rx_last && q_out_got[cur] + 32'(p_plen) != q_out_len[cur])) begin
+          cqe_idx <= q_done[cur]; cqe_op <= 8'(rnic_pkg::OP_RDMA_READ); cqe_wrid <= wq[3];
+          cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_len <= o_len[old_cur];
+          if (fetch_err || 33'(q_out_got[cur]) + 33'(p_plen) > 33'(o_len[old_cur]) ||
+              (rx_last && q_out_got[cur] + 32'(p_plen) != o_len[old_cur])) begin
             cqe_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : 8'(rnic_pkg::CQE_STATUS_BAD_RESPONSE);
             err_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : 8'(rnic_pkg::CQE_STATUS_BAD_RESPONSE);
-            q_out[cur] <= 1'b0;
+            q_done[cur] <= q_done[cur] + 16'd1;
+            q_out_got[cur] <= 32'd0;
             rxb_release <= 1'b1;
             rx_held <= 1'b0;
             after_cqe <= S_ERROR_QP;
@@ -1003,7 +1057,6 @@ module rnic_engine #(
           end else begin
             load_segs(q_out_got[cur]);
             q_out_got[cur] <= q_out_got[cur] + 32'(p_plen);
-            q_out_psn[cur] <= q_out_psn[cur] + 24'd1;
             sink_active <= 1'b0;
             st <= S_RX_SCATTER;
           end
@@ -1055,7 +1108,8 @@ module rnic_engine #(
             if (rx_is_rresp) begin
               cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
               err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-              q_out[cur] <= 1'b0;
+              q_done[cur] <= q_done[cur] + 16'd1;
+              q_out_got[cur] <= 32'd0;
               after_cqe <= S_ERROR_QP;
               st <= S_CQE_WRITE;
             end else begin
@@ -1064,7 +1118,9 @@ module rnic_engine #(
             end
           end else if (rx_is_rresp) begin
             if (rx_last) begin
-              q_out[cur] <= 1'b0;
+              q_done[cur] <= q_done[cur] + 16'd1;
+              q_out_got[cur] <= 32'd0;
+              if (q_done[cur] + 16'd1 == q_sq_ci[cur]) q_fenced[cur] <= 1'b0;
               cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
               err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
               after_cqe <= S_IDLE;
@@ -1206,6 +1262,7 @@ module rnic_engine #(
         S_SQ_ERR: begin
           cqe_status <= err_status;
           q_sq_ci[cur] <= sq_idx + 16'd1;
+          q_done[cur] <= sq_idx + 16'd1;
           after_cqe <= S_ERROR_QP;
           st <= S_CQE_WRITE;
         end
@@ -1221,14 +1278,16 @@ module rnic_engine #(
           cqe_status <= 8'(rnic_pkg::CQE_STATUS_FLUSHED);
           after_cqe <= S_IDLE;
           fetch_n <= 5'd4;
-          if (q_out[cur]) begin
-            q_out[cur] <= 1'b0;
-            cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_sq_ci[cur] - 16'd1; cqe_len <= 32'd0;
-            fetch_addr <= out_wqe_addr;
+          if (busy_q) begin
+            cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_done[cur]; cqe_len <= 32'd0;
+            fetch_addr <= done_wqe_addr;
+            q_done[cur] <= q_done[cur] + 16'd1;
+            q_out_got[cur] <= 32'd0;
           end else if (q_sq_ci[cur] != q_sq_pi[cur]) begin
             cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_sq_ci[cur]; cqe_len <= 32'd0;
             fetch_addr <= sq_wqe_addr;
             q_sq_ci[cur] <= q_sq_ci[cur] + 16'd1;
+            q_done[cur] <= q_sq_ci[cur] + 16'd1;
           end else begin
             cqe_recv <= 1'b1; cqe_cq <= q_rcq[cur]; cqe_idx <= q_rq_ci[cur]; cqe_len <= 32'd0;
             fetch_addr <= rq_wqe_addr;
@@ -1247,4 +1306,14 @@ module rnic_engine #(
 
     end
   end
+
+`ifndef SYNTHESIS
+  // Fence rule: a WQE with the fence flag starts with nothing of its QP in flight.
+  always_ff @(posedge clk) begin
+    if (rst_n && st == S_SQ_GO && wq[0][9] && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE))
+      assert (!busy_q) else $error("fenced WQE started with WQEs in flight");
+    // Never more WQEs in flight than the per-QP limit.
+    if (rst_n && st == S_SQ_GO) assert ((q_sq_ci[cur] - q_done[cur]) < 16'(D)) else $error("too many WQEs in flight");
+  end
+`endif
 endmodule

@@ -167,7 +167,7 @@ module rnic_top #(
     .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop));
 
   rnic_engine #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .RXD(RXD)) u_eng (
-    .clk, .rst_n(core_rst_n), .enable, .mac, .ipv4,
+    .clk, .rst_n(core_rst_n), .enable, .mac, .ipv4, .mutant,
     .qp_cmd_valid, .qp_cmd, .qp_sel, .qp_sq_base, .qp_rq_base, .qp_sq_log, .qp_rq_log,
     .qp_scq, .qp_rcq, .qp_pz, .qp_remote_qpn, .qp_remote_ip, .qp_remote_mac, .qp_sq_psn,
     .qp_rq_psn, .qp_flags, .qp_state_rd,

@@ -1,12 +1,21 @@
-// The protection table: memory regions (and, later, windows) by index.
-// Every key the NIC uses passes through one of its two check ports: l* for
+// The protection table: memory regions (and, with issue 4, memory windows)
+// by index. Every key the NIC uses passes one of the two check ports: l* for
 // local keys (requester SGEs, receive buffers, READ-response destinations)
-// and r* for remote keys (the responder). A check reads the entry in its
-// first cycle and compares in the second, so the verdict comes exactly two
-// cycles after the request. Each port reads its own copy of the table, so
-// both ports and the management port work in the same cycle.
+// and r* for remote keys (the responder). Ports and rules:
+// docs/ptable-interface.md.
+//
+// Storage: each check port owns a block-RAM copy of the entries
+// (rnic_ptable_check); management writes go to both copies, management reads
+// come from the local copy's second port. A block RAM cannot be cleared in a
+// cycle, so whether an entry exists is a separate live bit per entry
+// (rnic_ptable_live): reset clears them all at once, WRITE sets one,
+// INVALIDATE clears one and leaves the stored fields alone.
+//
+// A management command and a check of the same index in the same cycle: the
+// check sees the entry as it was before the command (old fields, old live
+// bit), never a mix; checks issued from the next cycle on see the new entry.
 module rnic_ptable #(
-  parameter int unsigned ENTRIES = rnic_pkg::PT_ENTRIES
+  parameter int unsigned ENTRIES = rnic_pkg::PT_ENTRIES   // 4 .. 2^24
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -55,62 +64,113 @@ module rnic_ptable #(
   output logic [63:0] rchk_base
 );
   localparam int unsigned IW = $clog2(ENTRIES);
-  // Entry layout packed into one word so each copy is a single RAM.
-  localparam int unsigned EW = 8 + 16 + 64 + 64 + 4 + 2 + 2 + 24;
-
-  logic [EW-1:0] mem_meta [ENTRIES];  // read back by the management port
-  logic [ENTRIES-1:0] valid_bits;     // state lives here too so reset is one cycle
-
-  logic          idx_ok;
-  logic [EW-1:0] wr_word;
-  assign idx_ok  = (mgmt_index < 24'(ENTRIES));
-  assign wr_word = {mgmt_key, mgmt_pz, mgmt_base, mgmt_len, mgmt_rights, mgmt_type, mgmt_state, mgmt_link};
 
   // ---------------------------------------------------------- management
-  logic [EW-1:0] rd_word;
-  logic          rd_live;
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      valid_bits <= '0;
-      mgmt_done  <= 1'b0;
-      mgmt_err   <= 1'b0;
-      rd_word    <= '0;
-      rd_live    <= 1'b0;
-    end else begin
-      mgmt_done <= mgmt_valid;
-      mgmt_err  <= mgmt_valid && (!idx_ok || mgmt_cmd == 2'd0);
-      if (mgmt_valid && idx_ok) begin
-        unique case (mgmt_cmd)
-          rnic_pkg::PT_CMD_WRITE: begin
-            mem_meta[mgmt_index[IW-1:0]] <= wr_word;
-            valid_bits[mgmt_index[IW-1:0]] <= 1'b1;
-          end
-          rnic_pkg::PT_CMD_READ: begin
-            rd_word <= mem_meta[mgmt_index[IW-1:0]];
-            rd_live <= valid_bits[mgmt_index[IW-1:0]];
-          end
-          rnic_pkg::PT_CMD_INVALIDATE: valid_bits[mgmt_index[IW-1:0]] <= 1'b0;
-          default: ;
-        endcase
-      end
-    end
-  end
+  logic          idx_ok, cmd_ok, tbl_we, tbl_re, tbl_inv;
+  logic [IW-1:0] idx;
   always_comb begin
-    {mgmt_r_key, mgmt_r_pz, mgmt_r_base, mgmt_r_len, mgmt_r_rights, mgmt_r_type, mgmt_r_state, mgmt_r_link} = rd_word;
-    if (!rd_live) mgmt_r_state = 2'(rnic_pkg::PT_STATE_INVALID);
+    idx     = mgmt_index[IW-1:0];
+    idx_ok  = mgmt_index < 24'(ENTRIES);
+    cmd_ok  = mgmt_cmd == rnic_pkg::PT_CMD_WRITE || mgmt_cmd == rnic_pkg::PT_CMD_READ ||
+              mgmt_cmd == rnic_pkg::PT_CMD_INVALIDATE;
+    tbl_we  = rst_n && mgmt_valid && idx_ok && mgmt_cmd == rnic_pkg::PT_CMD_WRITE;
+    tbl_re  = rst_n && mgmt_valid && idx_ok && mgmt_cmd == rnic_pkg::PT_CMD_READ;
+    tbl_inv = rst_n && mgmt_valid && idx_ok && mgmt_cmd == rnic_pkg::PT_CMD_INVALIDATE;
   end
 
-  // ---------------------------------------------------------- check ports
-  logic table_wr;
-  assign table_wr = rst_n && mgmt_valid && idx_ok && mgmt_cmd == rnic_pkg::PT_CMD_WRITE;
-  rnic_ptable_check #(.ENTRIES(ENTRIES), .EW(EW)) u_lchk (
-    .clk, .rst_n, .mutant, .wr_en(table_wr), .wr_idx(mgmt_index[IW-1:0]), .wr_word, .valid_bits,
-    .req_valid(lchk_valid), .req_key(lchk_key), .req_pz(lchk_pz), .req_rights(lchk_rights),
+  logic m_live, l_live, r_live;
+  rnic_ptable_live #(.ENTRIES(ENTRIES)) u_live (
+    .clk, .rst_n,
+    .m_index(idx), .m_set(tbl_we), .m_clr(tbl_inv), .m_live,
+    .l_index(lchk_key[8 +: IW]), .l_live,
+    .r_index(rchk_key[8 +: IW]), .r_live);
+
+  logic rd_live;   // live bit of the entry the last READ loaded
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      rd_live   <= 1'b0;
+      mgmt_done <= 1'b0;
+      mgmt_err  <= 1'b0;
+    end else begin
+      mgmt_done <= mgmt_valid;
+      mgmt_err  <= mgmt_valid && !(idx_ok && cmd_ok);
+      if (tbl_re) rd_live <= m_live;
+    end
+  end
+
+  // ---------------------------------------------------------- the two copies
+  logic [7:0]  l_key;
+  logic [15:0] l_pz;
+  logic [63:0] l_base, l_len;
+  logic [3:0]  l_rights;
+  logic [1:0]  l_type, l_state;
+  logic [23:0] l_link;
+  rnic_ptable_check #(.ENTRIES(ENTRIES)) u_lchk (
+    .clk, .rst_n, .mutant,
+    .tbl_we, .tbl_re, .tbl_index(idx),
+    .w_key(mgmt_key), .w_pz(mgmt_pz), .w_base(mgmt_base), .w_len(mgmt_len),
+    .w_rights(mgmt_rights), .w_type(mgmt_type), .w_state(mgmt_state), .w_link(mgmt_link),
+    .r_key(l_key), .r_pz(l_pz), .r_base(l_base), .r_len(l_len),
+    .r_rights(l_rights), .r_type(l_type), .r_state(l_state), .r_link(l_link),
+    .req_valid(lchk_valid), .req_key(lchk_key), .req_live(l_live), .req_pz(lchk_pz),
+    .req_rights(lchk_rights),
     .req_addr(lchk_addr), .req_len(lchk_len),
     .rsp_valid(lchk_rsp_valid), .verdict(lchk_verdict), .base(lchk_base));
-  rnic_ptable_check #(.ENTRIES(ENTRIES), .EW(EW)) u_rchk (
-    .clk, .rst_n, .mutant, .wr_en(table_wr), .wr_idx(mgmt_index[IW-1:0]), .wr_word, .valid_bits,
-    .req_valid(rchk_valid), .req_key(rchk_key), .req_pz(rchk_pz), .req_rights(rchk_rights),
+
+  // The remote copy's read-back only feeds the lockstep assertion below;
+  // synthesis drops it, leaving that RAM one write and one read port.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [7:0]  r_key;
+  logic [15:0] r_pz;
+  logic [63:0] r_base, r_len;
+  logic [3:0]  r_rights;
+  logic [1:0]  r_type, r_state;
+  logic [23:0] r_link;
+  /* verilator lint_on UNUSEDSIGNAL */
+  rnic_ptable_check #(.ENTRIES(ENTRIES)) u_rchk (
+    .clk, .rst_n, .mutant,
+    .tbl_we, .tbl_re, .tbl_index(idx),
+    .w_key(mgmt_key), .w_pz(mgmt_pz), .w_base(mgmt_base), .w_len(mgmt_len),
+    .w_rights(mgmt_rights), .w_type(mgmt_type), .w_state(mgmt_state), .w_link(mgmt_link),
+    .r_key, .r_pz, .r_base, .r_len, .r_rights, .r_type, .r_state, .r_link,
+    .req_valid(rchk_valid), .req_key(rchk_key), .req_live(r_live), .req_pz(rchk_pz),
+    .req_rights(rchk_rights),
     .req_addr(rchk_addr), .req_len(rchk_len),
     .rsp_valid(rchk_rsp_valid), .verdict(rchk_verdict), .base(rchk_base));
+
+  // Valid with mgmt_done after a READ (a WRITE cycle also loads the RAM's
+  // read register, with the word it overwrites). An entry that is not live
+  // reads back with state INVALID and whatever fields the RAM holds (its
+  // last WRITE, or anything after a reset). Zeroing those fields too would
+  // cost some 240 LUTs for a value only the driver sees, which must not
+  // trust an INVALID entry's fields anyway.
+  always_comb begin
+    mgmt_r_key    = l_key;
+    mgmt_r_pz     = l_pz;
+    mgmt_r_base   = l_base;
+    mgmt_r_len    = l_len;
+    mgmt_r_rights = l_rights;
+    mgmt_r_type   = l_type;
+    mgmt_r_state  = rd_live ? l_state : rnic_pkg::PT_STATE_INVALID;
+    mgmt_r_link   = l_link;
+  end
+
+`ifndef SYNTHESIS
+  logic rd_done;   // mgmt_done of a READ that reached the table
+  always_ff @(posedge clk) begin
+    if (!rst_n) rd_done <= 1'b0;
+    else        rd_done <= tbl_re;
+  end
+  always_ff @(posedge clk) begin
+    if (rst_n) begin
+      a_err_done: assert (!mgmt_err || mgmt_done) else $error("ptable: mgmt_err without mgmt_done");
+      // Both copies took every write since reset, so a live entry reads back
+      // the same word from each.
+      if (rd_done && rd_live)
+        a_lockstep: assert ({l_key, l_pz, l_base, l_len, l_rights, l_type, l_state, l_link} ==
+                            {r_key, r_pz, r_base, r_len, r_rights, r_type, r_state, r_link})
+          else $error("ptable: the two copies of the entries differ");
+    end
+  end
+`endif
 endmodule

@@ -506,6 +506,19 @@ module rnic_engine #(
     end
   endtask
 
+  // A WQE that fails a local check completes with `status`. While WQEs of
+  // its QP are in flight it is held like a fenced WQE, so its error
+  // completion comes after theirs, in order.
+  task automatic fail_wqe(input logic [7:0] status);
+    err_status <= status;
+    if (busy_q) begin
+      q_fenced[cur] <= 1'b1;
+      st <= S_IDLE;
+    end else begin
+      st <= S_SQ_ERR;
+    end
+  endtask
+
   task automatic single_seg(input logic [63:0] addr, input logic [31:0] len);
     seg_n <= 3'd1;
     seg_i <= 3'd0;
@@ -674,22 +687,12 @@ module rnic_engine #(
           chk_i <= 3'd0;
           cqe_idx <= sq_idx; cqe_op <= wq[0][7:0]; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
-          if (fetch_err && busy_q) begin
-            q_fenced[cur] <= 1'b1;   // report it in order: after what is in flight
-            st <= S_IDLE;
-          end else if (fetch_err) begin
-            err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-            st <= S_SQ_ERR;
+          if (fetch_err) begin
+            fail_wqe(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
           end else if ((wq[0][7:0] != 8'(rnic_pkg::OP_SEND) && wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_WRITE) &&
                         wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ)) || wq[0][23:16] > 8'(S) ||
                        wq_total[32] || (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
-            err_status <= 8'(rnic_pkg::CQE_STATUS_BAD_WQE);
-            if (busy_q) begin
-              q_fenced[cur] <= 1'b1;
-              st <= S_IDLE;
-            end else begin
-              st <= S_SQ_ERR;
-            end
+            fail_wqe(8'(rnic_pkg::CQE_STATUS_BAD_WQE));
           end else if (wq[0][9] && busy_q && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE)) begin
             // Barrier fence: everything before it, READs included, completes first.
             q_fenced[cur] <= 1'b1;
@@ -707,13 +710,7 @@ module rnic_engine #(
         end
         S_SQ_CHECK_WAIT: if (lchk_rsp_valid) begin
           if (32'(lchk_verdict) != V_OK) begin
-            err_status <= 8'(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION);
-            if (busy_q) begin
-              q_fenced[cur] <= 1'b1;
-              st <= S_IDLE;
-            end else begin
-              st <= S_SQ_ERR;
-            end
+            fail_wqe(8'(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION));
           end else begin
             chk_i <= chk_i + 3'd1;
             st <= S_SQ_CHECK;

@@ -142,7 +142,7 @@ module rnic_ptable #(
   // read register, with the word it overwrites). An entry that is not live
   // reads back with state INVALID and whatever fields the RAM holds (its
   // last WRITE, or anything after a reset). Zeroing those fields too would
-  // cost some 240 LUTs for a value only the driver sees, which must not
+  // cost about 200 LUTs for a value only the driver sees, which must not
   // trust an INVALID entry's fields anyway.
   always_comb begin
     mgmt_r_key    = l_key;

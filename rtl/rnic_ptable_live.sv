@@ -65,4 +65,10 @@ module rnic_ptable_live #(
     if (!rst_n)               word_ok      <= '0;
     else if (m_set || m_clr)  word_ok[m_g] <= 1'b1;
   end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    if (rst_n) a_one_cmd: assert (!(m_set && m_clr)) else $error("rnic_ptable_live: set and clear at once");
+  end
+`endif
 endmodule

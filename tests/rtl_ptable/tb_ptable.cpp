@@ -14,7 +14,9 @@
 //                        mutant number the table has no rule for changes
 //                        nothing.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "ptable_harness.h"
@@ -168,8 +170,9 @@ void load_table(PtableHarness &h, const std::vector<Shape> &sh) {
         const unsigned s = i < used ? i / (16 * kNumStates) : 0;
         const unsigned g = i < used ? i / kNumStates % 16 : 0xF;
         const unsigned how = i < used ? i % kNumStates : kValid;
-        static const unsigned kWritten[kNumStates] = {RNIC_PT_STATE_VALID,   RNIC_PT_STATE_FREE, RNIC_PT_STATE_INVALID,
-                                                      3u,                    RNIC_PT_STATE_VALID, 0};
+        // The state each way of getting there writes (kReset writes nothing).
+        static const unsigned kWritten[kNumStates] = {
+            RNIC_PT_STATE_VALID, RNIC_PT_STATE_FREE, RNIC_PT_STATE_INVALID, 3u, RNIC_PT_STATE_VALID, 0};
         if (how == kReset)
             continue;
         mgmt(h, RNIC_PT_CMD_WRITE, i, make_entry(i, sh[s].base, sh[s].len, g, kWritten[how]));

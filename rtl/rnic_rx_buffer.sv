@@ -40,20 +40,26 @@ module rnic_rx_buffer #(
   logic [W-1:0]   lane_mask, lane_skip, lane_en;
   logic [31:0]    crc_next;
   logic [NW-1:0]  nbytes;
-  logic           beat;
+  logic           beat;   // a registered beat is stored this cycle
   logic [15:0]    widx;   // word of the frame this beat fills
+  // Beats are registered on arrival and stored the cycle after: the ICRC
+  // and storage logic then depend on flip-flops only, not on the port.
+  logic           in_v, in_last;
+  logic [8*W-1:0] in_data;
+  logic [W-1:0]   in_keep;
 
   rnic_icrc_mask #(.W(W)) u_mask (.offset(len), .mask(lane_mask), .skip(lane_skip));
-  rnic_crc32_lanes #(.W(W)) u_crc (.crc_in(crc), .data(rx_tdata), .en(lane_en), .mask(lane_mask), .crc_out(crc_next));
+  rnic_crc32_lanes #(.W(W)) u_crc (.crc_in(crc), .data(in_data), .en(lane_en), .mask(lane_mask), .crc_out(crc_next));
 
   always_comb begin
     nbytes = '0;
     for (int unsigned lane = 0; lane < W; lane++) begin
-      lane_en[lane] = rx_tkeep[lane] && !lane_skip[lane];
-      nbytes = nbytes + NW'(rx_tkeep[lane]);
+      lane_en[lane] = in_keep[lane] && !lane_skip[lane];
+      nbytes = nbytes + NW'(in_keep[lane]);
     end
-    rx_tready   = !full[wr_slot];
-    beat        = rx_tvalid && rx_tready;
+    // After a frame's last beat the slot changes: accept nothing until it has.
+    rx_tready   = !full[wr_slot] && !(in_v && in_last);
+    beat        = in_v;
     widx        = len >> $clog2(W);
     frame_valid = full[rd_slot];
     frame_len   = slot_len[rd_slot];
@@ -62,7 +68,21 @@ module rnic_rx_buffer #(
   end
 
   always_ff @(posedge clk) begin
-    if (beat && widx < 16'(DEPTH)) mem[{wr_slot, widx[AW-1:0]}] <= rx_tdata;
+    if (beat && widx < 16'(DEPTH)) mem[{wr_slot, widx[AW-1:0]}] <= in_data;
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      in_v    <= 1'b0;
+      in_last <= 1'b0;
+      in_data <= '0;
+      in_keep <= '0;
+    end else begin
+      in_v    <= rx_tvalid && rx_tready;
+      in_last <= rx_tlast;
+      in_data <= rx_tdata;
+      in_keep <= (rx_tvalid && rx_tready) ? rx_tkeep : '0;
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -87,9 +107,9 @@ module rnic_rx_buffer #(
       if (beat) begin
         if (widx >= 16'(DEPTH)) too_long <= 1'b1;
         for (int unsigned k = 0; k < HDR_WORDS; k++) begin
-          if (widx == 16'(k)) slot_hdr[wr_slot][8*W*k +: 8*W] <= rx_tdata;
+          if (widx == 16'(k)) slot_hdr[wr_slot][8*W*k +: 8*W] <= in_data;
         end
-        if (rx_tlast) begin
+        if (in_last) begin
           // Running the CRC over the frame and its own ICRC leaves a constant.
           if (!too_long && widx < 16'(DEPTH) && len + 16'(nbytes) >= MIN_FRAME &&
               crc_next == 32'hDEBB20E3) begin

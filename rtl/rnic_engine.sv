@@ -100,6 +100,7 @@ module rnic_engine #(
   output logic [63:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
+  input  logic [7:0]  dma_wr_cpl_tag,
   input  logic        dma_wr_cpl_err,
 
   output logic        fr_start,
@@ -154,6 +155,10 @@ module rnic_engine #(
   logic [15:0] q_rq_ci [NUM_QP];
   logic [15:0] q_done [NUM_QP];     // oldest WQE not completed; q_done..sq_ci-1 are in flight
   logic        q_fenced [NUM_QP];   // the WQE at sq_ci waits until nothing is in flight
+  // The WQE at sq_ci is a READ over the QP's limit of READs in flight: it
+  // waits until the oldest WQE in flight (q_hold_done) has completed.
+  logic        q_rd_hold [NUM_QP];
+  logic [15:0] q_hold_done [NUM_QP];
   logic [31:0] q_out_got [NUM_QP];  // oldest WQE, a READ: bytes of it received so far
   // Per WQE in flight, at slot {qp, index mod D}.
   logic [7:0]  o_op [NUM_QP*D];
@@ -163,6 +168,7 @@ module rnic_engine #(
   logic [63:0] q_wr_va [NUM_QP];    // responder RDMA WRITE cursor
   logic [31:0] q_wr_left [NUM_QP];
   logic [31:0] q_rcv_got [NUM_QP];  // responder SEND: bytes placed in the current RECV
+  logic        q_snd_open [NUM_QP]; // responder SEND: a message's FIRST came, its LAST not yet
 
   logic             c_valid [NUM_CQ];
   logic [63:0]      c_base [NUM_CQ];
@@ -172,10 +178,22 @@ module rnic_engine #(
 
   assign qp_state_rd = {q_err[qp_sel], 6'd0, q_state[qp_sel]};
 
+  // Trace: the state machine's events and accepted doorbells, merged into
+  // the one-event-a-cycle trace port.
+  logic        fsm_ev_valid, db_ev_valid;
+  logic [7:0]  fsm_ev_code;
+  logic [15:0] fsm_ev_qpn, db_ev_qpn;
+  logic [63:0] fsm_ev_arg, db_ev_arg;
+  rnic_trace_fifo u_trace (
+    .clk, .rst_n,
+    .a_valid(db_ev_valid), .a_event(8'(rnic_pkg::EV_DOORBELL)), .a_qpn(db_ev_qpn), .a_arg(db_ev_arg),
+    .b_valid(fsm_ev_valid), .b_event(fsm_ev_code), .b_qpn(fsm_ev_qpn), .b_arg(fsm_ev_arg),
+    .trace_valid, .trace_event, .trace_qpn, .trace_arg);
+
   // ------------------------------------------------------------ FSM
   typedef enum logic [5:0] {
     S_IDLE, S_FETCH_REQ, S_FETCH_DATA,
-    S_SQ_DECODE, S_SQ_CHECK, S_SQ_CHECK_WAIT, S_SQ_GO, S_SQ_PKT, S_SQ_PKT_DONE,
+    S_SQ_DECODE, S_SQ_NOP, S_SQ_CHECK, S_SQ_CHECK_WAIT, S_SQ_GO, S_SQ_PKT, S_SQ_PKT_DONE,
     S_TX_START, S_TX_HDR, S_TX_PIECE, S_TX_DATA, S_TX_PAD,
     S_RX_PARSE, S_RX_RKEY_FIRE, S_RX_RKEY_WAIT, S_RX_SEND_WQE, S_RX_SEND_CHECK, S_RX_SEND_CHECK_WAIT,
     S_RX_SEND_PLACE, S_RX_RRESP_WQE, S_RX_SCATTER, S_RX_WAIT_WR, S_RX_AFTER,
@@ -192,6 +210,12 @@ module rnic_engine #(
   logic [4:0]     fetch_i, fetch_n;
   logic [63:0]    fetch_addr;
   logic           fetch_err;
+  // Which WQE wq holds whole (a 16-word fetch), so the packets of one
+  // message after the first (READ responses, SEND middles) need not fetch
+  // their WQE again. The next fetch or any QP command forgets it.
+  logic           wq_held, wq_held_recv, fetch_recv;
+  logic [QW-1:0]  wq_held_qp, fetch_qp;
+  logic [15:0]    wq_held_idx, fetch_idx;
   logic [63:0]    seg_addr [S];
   logic [31:0]    seg_len [S];
   logic [2:0]     seg_n, seg_i, chk_i;
@@ -303,7 +327,7 @@ module rnic_engine #(
     busy_q       = q_sq_ci[cur] != q_done[cur];
     for (int unsigned i = 0; i < NUM_QP; i++) begin
       sq_ready[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && !q_fenced[i] && q_sq_ci[i] != q_sq_pi[i] &&
-                     (q_sq_ci[i] - q_done[i]) < 16'(D);
+                     (q_sq_ci[i] - q_done[i]) < 16'(D) && !(q_rd_hold[i] && q_done[i] == q_hold_done[i]);
       has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
                      (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
     end
@@ -343,6 +367,20 @@ module rnic_engine #(
     rq_push_n    = src_go ? src_n : 4'd0;
   end
 
+  // DMA writes (payload pieces and CQEs) leave through a two-entry FIFO, so
+  // the byte queue and counters behind it never depend on dma_wr_ready.
+  // The tag says what a burst is, so its completion can be acted on: bit 7
+  // set for a CQE (bits 6:0 its CQ: the interrupt is raised only once the
+  // CQE is in host memory), clear for payload.
+  logic        w_valid, w_ready, w_last;
+  logic [63:0] w_addr, w_data;
+  logic [12:0] w_len;
+  logic [7:0]  w_tag;
+  rnic_beat_fifo #(.WIDTH(64 + 13 + 8 + 64 + 1)) u_wr_out (
+    .clk, .rst_n, .in_valid(w_valid), .in_ready(w_ready), .in_data({w_addr, w_len, w_tag, w_data, w_last}),
+    .out_valid(dma_wr_valid), .out_ready(dma_wr_ready),
+    .out_data({dma_wr_addr, dma_wr_len, dma_wr_tag, dma_wr_data, dma_wr_last}));
+
   // Scatter sink: byte queue -> DMA write bursts, one per destination piece.
   logic        sink_active;
   logic [63:0] sink_addr;
@@ -352,26 +390,27 @@ module rnic_engine #(
   always_comb begin
     sink_n = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
     cqe_phase = ~c_pi[cqe_cq][c_log[cqe_cq]];
-    dma_wr_valid = 1'b0;
-    dma_wr_addr  = sink_addr;
-    dma_wr_len   = sink_len;
-    dma_wr_tag   = 8'd0;
-    dma_wr_data  = rq_head;
-    dma_wr_last  = sink_beat_left <= 13'd8;
+    w_valid = 1'b0;
+    w_addr  = sink_addr;
+    w_len   = sink_len;
+    w_tag   = 8'd0;
+    w_data  = rq_head;
+    w_last  = sink_beat_left <= 13'd8;
     rq_pop_n     = 4'd0;
     if (st == S_RX_SCATTER && sink_active && rq_count >= 6'(sink_n)) begin
-      dma_wr_valid = 1'b1;
-      rq_pop_n     = dma_wr_ready ? sink_n : 4'd0;
+      w_valid = 1'b1;
+      rq_pop_n     = w_ready ? sink_n : 4'd0;
     end else if (st == S_CQE_DATA) begin
-      dma_wr_valid = 1'b1;
-      dma_wr_addr  = slot(c_base[cqe_cq], c_pi[cqe_cq], c_log[cqe_cq], 8'(rnic_pkg::CQE_BYTES));
-      dma_wr_len   = 13'(rnic_pkg::CQE_BYTES);
-      dma_wr_last  = cqe_beat == 2'd3;
+      w_valid = 1'b1;
+      w_addr  = slot(c_base[cqe_cq], c_pi[cqe_cq], c_log[cqe_cq], 8'(rnic_pkg::CQE_BYTES));
+      w_len   = 13'(rnic_pkg::CQE_BYTES);
+      w_tag   = {1'b1, 7'(cqe_cq)};
+      w_last  = cqe_beat == 2'd3;
       unique case (cqe_beat)
-        2'd0: dma_wr_data = {cqe_phase, 14'd0, cqe_recv, cqe_idx, 16'(cur), cqe_op, cqe_status};
-        2'd1: dma_wr_data = {32'd0, cqe_len};
-        2'd2: dma_wr_data = cqe_wrid;
-        default: dma_wr_data = 64'd0;
+        2'd0: w_data = {cqe_phase, 14'd0, cqe_recv, cqe_idx, 16'(cur), cqe_op, cqe_status};
+        2'd1: w_data = {32'd0, cqe_len};
+        2'd2: w_data = cqe_wrid;
+        default: w_data = 64'd0;
       endcase
     end
   end
@@ -391,9 +430,34 @@ module rnic_engine #(
         dma_rd_req_addr  = seg_addr[seg_i[SIW-1:0]] + 64'(seg_off);
         dma_rd_req_len   = 13'(min32(min32(piece_left, seg_rem), MTU));
       end
-      S_TX_DATA: dma_rd_rsp_ready = fr_push_ok;
+      S_TX_DATA: dma_rd_rsp_ready = !rs_valid || fr_push_ok;
       default: ;
     endcase
+  end
+
+  // Payload beats pass through one register on their way from the DMA read
+  // channel to the framer: the framer's ICRC and byte queue then depend on
+  // flip-flops, not on the bus (the simulator evaluates input-dependent
+  // logic on every evaluation). Ready stays high while the register drains,
+  // so the stream keeps its full rate.
+  logic        rs_valid, rs_last, rs_err;
+  logic [63:0] rs_data;
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      rs_valid <= 1'b0;
+      rs_last  <= 1'b0;
+      rs_err   <= 1'b0;
+      rs_data  <= '0;
+    end else if (st == S_TX_DATA) begin
+      if (dma_rd_rsp_valid && dma_rd_rsp_ready) begin
+        rs_valid <= 1'b1;
+        rs_last  <= dma_rd_rsp_last;
+        rs_err   <= dma_rd_rsp_err;
+        rs_data  <= dma_rd_rsp_data;
+      end else if (fr_push_ok) begin
+        rs_valid <= 1'b0;
+      end
+    end
   end
 
   // Framer pushes: header words, payload beats, pad.
@@ -405,8 +469,8 @@ module rnic_engine #(
         fr_push_data = hb[64*hdr_i +: 64];
         fr_push_n    = 4'(min32(32'd8, 32'(hb_len) - 32'({hdr_i, 3'b000})));
       end
-      S_TX_DATA: if (fr_push_ok && dma_rd_rsp_valid) begin
-        fr_push_data = dma_rd_rsp_data;
+      S_TX_DATA: if (fr_push_ok && rs_valid) begin
+        fr_push_data = rs_data;
         fr_push_n    = 4'(min32(32'd8, burst_left));
       end
       S_TX_PAD: if (fr_push_ok) fr_push_n = 4'(tx_pad);
@@ -467,6 +531,21 @@ module rnic_engine #(
     for (int unsigned i = 0; i < S; i++) begin
       if (3'(i) < wq_nsge) wq_total = wq_total + 33'(wq_sge_len[i]);
     end
+  end
+
+  // READs of cur in flight, against the QP's limit (QP_FLAGS.MAX_RD, 0 = 1).
+  logic [DW:0] rd_inflight, rd_limit;
+  always_comb begin
+    logic [DW-1:0] k;
+    rd_inflight = '0;
+    for (int unsigned d = 0; d < D; d++) begin
+      k = q_done[cur][DW-1:0] + DW'(d);
+      if (16'(d) < (q_sq_ci[cur] - q_done[cur]) && o_op[{cur, k}] == 8'(rnic_pkg::OP_RDMA_READ))
+        rd_inflight = rd_inflight + (DW+1)'(1);
+    end
+    if (q_flags[cur][7:4] == 4'd0)            rd_limit = (DW+1)'(1);
+    else if (32'(q_flags[cur][7:4]) > 32'(D)) rd_limit = (DW+1)'(D);
+    else                                      rd_limit = (DW+1)'(q_flags[cur][7:4]);
   end
 
   // PSNs a READ of wq_total bytes takes: one per response packet, at least one.
@@ -538,7 +617,8 @@ module rnic_engine #(
     ev_cq_overflow  <= 1'b0;
     ev_rx_drop      <= 1'b0;
     intr_set        <= '0;
-    trace_valid     <= 1'b0;
+    fsm_ev_valid     <= 1'b0;
+    db_ev_valid     <= 1'b0;
     fr_start        <= 1'b0;
     rxb_release     <= 1'b0;
     if (!rst_n) begin
@@ -551,15 +631,22 @@ module rnic_engine #(
       wr_fault <= 1'b0;
       sink_active <= 1'b0;
       rx_held <= 1'b0;
+      poison <= 1'b0;
+      wq_held <= 1'b0;
       ev_dma_addr <= '0;
       ev_queue <= '0;
-      trace_event <= '0;
-      trace_qpn <= '0;
-      trace_arg <= '0;
+      fsm_ev_code <= '0;
+      fsm_ev_qpn <= '0;
+      fsm_ev_arg <= '0;
+      db_ev_qpn <= '0;
+      db_ev_arg <= '0;
       for (int unsigned i = 0; i < NUM_QP; i++) begin
         q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
         q_err[i] <= '0;
         q_fenced[i] <= 1'b0;
+        q_rd_hold[i] <= 1'b0;
+        q_snd_open[i] <= 1'b0;
+        q_wr_left[i] <= '0;
         q_done[i] <= '0;
         q_sq_pi[i] <= '0; q_sq_ci[i] <= '0; q_rq_pi[i] <= '0; q_rq_ci[i] <= '0;
       end
@@ -573,6 +660,7 @@ module rnic_engine #(
       // never holds a QP's context across a command to that QP for long,
       // and commands are rare) ----
       if (qp_cmd_valid) begin
+        wq_held <= 1'b0;
         unique case (qp_cmd)
           3'(rnic_pkg::QP_CMD_INIT): begin
             q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_INIT);
@@ -585,8 +673,11 @@ module rnic_engine #(
             q_rq_pi[qp_sel] <= '0; q_rq_ci[qp_sel] <= '0;
             q_done[qp_sel] <= '0;
             q_fenced[qp_sel] <= 1'b0;
+            q_rd_hold[qp_sel] <= 1'b0;
             q_out_got[qp_sel] <= '0;
             q_rcv_got[qp_sel] <= '0;
+            q_snd_open[qp_sel] <= 1'b0;
+            q_wr_left[qp_sel] <= '0;   // no WRITE continues from a previous connection
             q_msn[qp_sel] <= '0;
           end
           3'(rnic_pkg::QP_CMD_RTS): if (q_state[qp_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
@@ -613,35 +704,49 @@ module rnic_engine #(
         c_ci[cq_sel] <= '0;
       end
       if (db_valid) begin
+        // The event names the queue and carries {kind, new index}; kind 0
+        // send, 1 receive, 2 CQ consumer. A refused doorbell is no event.
+        db_ev_qpn <= 16'(db_index);
+        db_ev_arg <= {46'd0, db_kind, db_value};
         unique case (db_kind)
           2'd0: if (q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
                     (db_value - q_sq_ci[db_index]) <= (ring_mask(q_sq_log[db_index]) + 16'd1) &&
-                    (db_value - q_sq_ci[db_index]) >= (q_sq_pi[db_index] - q_sq_ci[db_index]))
+                    (db_value - q_sq_ci[db_index]) >= (q_sq_pi[db_index] - q_sq_ci[db_index])) begin
                   q_sq_pi[db_index] <= db_value;
-                else begin
+                  db_ev_valid <= 1'b1;
+                end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
                 end
           2'd1: if (q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
                     (db_value - q_rq_ci[db_index]) <= (ring_mask(q_rq_log[db_index]) + 16'd1) &&
-                    (db_value - q_rq_ci[db_index]) >= (q_rq_pi[db_index] - q_rq_ci[db_index]))
+                    (db_value - q_rq_ci[db_index]) >= (q_rq_pi[db_index] - q_rq_ci[db_index])) begin
                   q_rq_pi[db_index] <= db_value;
-                else begin
+                  db_ev_valid <= 1'b1;
+                end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
                 end
           2'd2: if (32'(db_index) < 32'(NUM_CQ) && c_valid[CQW'(db_index)] &&
-                    (c_pi[CQW'(db_index)] - db_value) <= (ring_mask(c_log[CQW'(db_index)]) + 16'd1))
+                    (c_pi[CQW'(db_index)] - db_value) <= (ring_mask(c_log[CQW'(db_index)]) + 16'd1)) begin
                   c_ci[CQW'(db_index)] <= db_value;
-                else begin
+                  db_ev_valid <= 1'b1;
+                end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
                 end
           default: ;
         endcase
       end
       if (dma_wr_cpl_valid) begin
-        if (dma_wr_cpl_err) wr_fault <= 1'b1;
+        if (!dma_wr_cpl_tag[7]) begin
+          if (dma_wr_cpl_err) wr_fault <= 1'b1;   // payload: fails the job placing it
+        end else if (dma_wr_cpl_err) begin
+          ev_dma_fault <= 1'b1;                   // a CQE the host refused: no interrupt
+          ev_dma_addr <= c_base[CQW'(dma_wr_cpl_tag[6:0])][31:0];
+        end else begin
+          intr_set[CQW'(dma_wr_cpl_tag[6:0])] <= 1'b1;
+        end
       end
       wr_outstanding <= wr_outstanding
-                        + ((dma_wr_valid && dma_wr_ready && dma_wr_last) ? 8'd1 : 8'd0)
+                        + ((w_valid && w_ready && w_last) ? 8'd1 : 8'd0)
                         - (dma_wr_cpl_valid ? 8'd1 : 8'd0);
 
       unique case (st)
@@ -657,6 +762,7 @@ module rnic_engine #(
             ret_st <= S_SQ_DECODE;
             fetch_n <= 5'd16;
             fetch_addr <= slot(q_sq_base[pick_q], q_sq_ci[pick_q], q_sq_log[pick_q], 8'(rnic_pkg::WQE_BYTES));
+            fetch_recv <= 1'b0; fetch_qp <= pick_q; fetch_idx <= q_sq_ci[pick_q];
           end else if (enable && flush_any) begin
             cur <= flush_q;
             st <= S_FLUSH_PICK;
@@ -668,6 +774,7 @@ module rnic_engine #(
           st <= S_FETCH_DATA;
           fetch_i <= '0;
           fetch_err <= 1'b0;
+          wq_held <= 1'b0;
         end
         S_FETCH_DATA: if (dma_rd_rsp_valid) begin
           wq[fetch_i[3:0]] <= dma_rd_rsp_data;
@@ -677,27 +784,49 @@ module rnic_engine #(
             ev_dma_fault <= 1'b1;
             ev_dma_addr <= fetch_addr[31:0];
           end
-          if (dma_rd_rsp_last) st <= ret_st;
+          if (dma_rd_rsp_last) begin
+            st <= ret_st;
+            wq_held <= fetch_n == 5'd16 && !fetch_err && !dma_rd_rsp_err;
+            wq_held_recv <= fetch_recv;
+            wq_held_qp <= fetch_qp;
+            wq_held_idx <= fetch_idx;
+          end
         end
 
         // ------------------------------------------------------- requester
         S_SQ_DECODE: begin
-          trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_WQE_FETCHED);
-          trace_qpn <= 16'(cur); trace_arg <= {32'd0, 16'd0, sq_idx};
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_WQE_FETCHED);
+          fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
           chk_i <= 3'd0;
           cqe_idx <= sq_idx; cqe_op <= wq[0][7:0]; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
           if (fetch_err) begin
             fail_wqe(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
           end else if ((wq[0][7:0] != 8'(rnic_pkg::OP_SEND) && wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_WRITE) &&
-                        wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ)) || wq[0][23:16] > 8'(S) ||
-                       wq_total[32] || (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
+                        wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ) && wq[0][7:0] != 8'(rnic_pkg::OP_NOP)) ||
+                       wq[0][23:16] > 8'(S) || wq_total[32] ||
+                       (wq[0][7:0] != 8'(rnic_pkg::OP_NOP) && {1'b0, wq[2][63:32]} != wq_total) ||
+                       (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
+            // Unknown opcode, too many SGEs, or TOTAL_LEN not the sum of the SGE lengths.
             fail_wqe(8'(rnic_pkg::CQE_STATUS_BAD_WQE));
+          end else if (wq[0][7:0] == 8'(rnic_pkg::OP_NOP)) begin
+            // Moves no data; completes in order, after what is in flight.
+            if (busy_q) begin
+              q_fenced[cur] <= 1'b1;
+              st <= S_IDLE;
+            end else begin
+              st <= S_SQ_NOP;
+            end
+          end else if (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && rd_inflight >= rd_limit) begin
+            // Too many READs in flight: wait until the oldest WQE completes.
+            q_rd_hold[cur] <= 1'b1;
+            q_hold_done[cur] <= q_done[cur];
+            st <= S_IDLE;
           end else if (wq[0][9] && busy_q && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE)) begin
             // Barrier fence: everything before it, READs included, completes first.
             q_fenced[cur] <= 1'b1;
-            trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_FENCE_HOLD);
-            trace_qpn <= 16'(cur); trace_arg <= {32'd0, 16'd0, sq_idx};
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_FENCE_HOLD);
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
             st <= S_IDLE;
           end else begin
             st <= S_SQ_CHECK;
@@ -716,7 +845,15 @@ module rnic_engine #(
             st <= S_SQ_CHECK;
           end
         end
+        S_SQ_NOP: begin
+          q_sq_ci[cur] <= sq_idx + 16'd1;
+          q_done[cur] <= sq_idx + 16'd1;
+          cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+          after_cqe <= S_IDLE;
+          st <= wq[0][8] ? S_CQE_WRITE : S_IDLE;
+        end
         S_SQ_GO: begin
+          q_rd_hold[cur] <= 1'b0;
           total <= wq_total[31:0];
           bytes_left <= wq_total[31:0];
           pkt_i <= '0;
@@ -794,10 +931,14 @@ module rnic_engine #(
           fr_start <= 1'b1;
           hdr_i <= 4'd0;
           piece_left <= 32'd0;
+          // Poison belongs to one frame: the caller's *_DONE state has
+          // already acted on the previous one (an ACK or NAK after a faulted
+          // payload must leave intact).
+          poison <= 1'b0;
           st <= S_TX_HDR;
           if (pkt_i == 16'd0 && ret_st == S_SQ_PKT_DONE) begin
-            trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_PKT_FIRST);
-            trace_qpn <= 16'(cur); trace_arg <= {32'd0, 16'd0, sq_idx - 16'd1};
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_PKT_FIRST);
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx - 16'd1};
           end
         end
         S_TX_HDR: if (fr_push_ok) begin
@@ -830,14 +971,14 @@ module rnic_engine #(
             st <= S_TX_DATA;
           end
         end
-        S_TX_DATA: if (dma_rd_rsp_valid && fr_push_ok) begin
+        S_TX_DATA: if (rs_valid && fr_push_ok) begin
           burst_left <= burst_left - 32'(fr_push_n);
-          if (dma_rd_rsp_err) begin
+          if (rs_err) begin
             poison <= 1'b1;
             ev_dma_fault <= 1'b1;
             ev_dma_addr <= seg_addr[seg_i[SIW-1:0]][31:0];
           end
-          if (dma_rd_rsp_last) st <= S_TX_PIECE;
+          if (rs_last) st <= S_TX_PIECE;
         end
         S_TX_PAD: begin
           if (tx_pad == 2'd0 || fr_push_ok) st <= ret_st;
@@ -891,9 +1032,13 @@ module rnic_engine #(
               cqe_idx <= q_done[pq];
               ret_st <= S_CQE_FETCH_DONE;
               st <= S_FETCH_REQ;
+            end else if (wq_held && !wq_held_recv && wq_held_qp == pq && wq_held_idx == q_done[pq]) begin
+              fetch_err <= 1'b0;   // its READ WQE is still in wq
+              st <= S_RX_RRESP_WQE;
             end else begin
               fetch_n <= 5'd16;
               fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+              fetch_recv <= 1'b0; fetch_qp <= pq; fetch_idx <= q_done[pq];
               ret_st <= S_RX_RRESP_WQE;
               st <= S_FETCH_REQ;
             end
@@ -934,14 +1079,24 @@ module rnic_engine #(
                 sink_active <= 1'b0;
               end
             end else if (rx_is_send) begin
-              if (q_rq_ci[pq] == q_rq_pi[pq]) begin
+              if (rx_first == q_snd_open[pq]) begin
+                // Opcode sequence: FIRST/ONLY inside a message, or MIDDLE/LAST
+                // outside one. Refused before any RECV is touched (a MIDDLE
+                // must not skip the lkey checks its FIRST would have made).
+                tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+                st <= S_ACK_SEND;
+              end else if (q_rq_ci[pq] == q_rq_pi[pq]) begin
                 // No receive posted: a real NIC would RNR-NAK and retry; this one
                 // fails the message with a remote operational error.
                 tx_syndrome <= 8'h63; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
                 st <= S_ACK_SEND;
+              end else if (wq_held && wq_held_recv && wq_held_qp == pq && wq_held_idx == q_rq_ci[pq]) begin
+                fetch_err <= 1'b0;   // its RECV WQE is still in wq
+                st <= S_RX_SEND_WQE;
               end else begin
                 fetch_n <= 5'd16;
                 fetch_addr <= slot(q_rq_base[pq], q_rq_ci[pq], q_rq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+                fetch_recv <= 1'b1; fetch_qp <= pq; fetch_idx <= q_rq_ci[pq];
                 ret_st <= S_RX_SEND_WQE;
                 st <= S_FETCH_REQ;
               end
@@ -962,8 +1117,8 @@ module rnic_engine #(
         S_RX_RKEY_FIRE: st <= S_RX_RKEY_WAIT;
         S_RX_RKEY_WAIT: begin
           if (rchk_rsp_valid) begin
-            trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_RKEY_CHECK);
-            trace_qpn <= 16'(cur); trace_arg <= {p_rkey, 29'd0, rchk_verdict};
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_RKEY_CHECK);
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {p_rkey, 29'd0, rchk_verdict};
             if (32'(rchk_verdict) != V_OK) begin
               tx_syndrome <= 8'h62; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
               st <= S_ACK_SEND;
@@ -1031,6 +1186,7 @@ module rnic_engine #(
           end
         end
         S_RX_SEND_PLACE: begin
+          q_snd_open[cur] <= !rx_last;
           load_segs(q_rcv_got[cur]);
           q_rcv_got[cur] <= q_rcv_got[cur] + 32'(p_plen);
           sink_active <= 1'b0;
@@ -1086,9 +1242,9 @@ module rnic_engine #(
               seg_off <= seg_off + piece;
               scat_left <= scat_left - piece;
             end
-          end else if (dma_wr_valid && dma_wr_ready) begin
+          end else if (w_valid && w_ready) begin
             sink_beat_left <= sink_beat_left - 13'(sink_n);
-            if (dma_wr_last) sink_active <= 1'b0;
+            if (w_last) sink_active <= 1'b0;
           end
         end
         S_RX_WAIT_WR: if (wr_outstanding == 8'd0 && !dma_wr_cpl_valid) begin
@@ -1201,8 +1357,8 @@ module rnic_engine #(
           ret_st <= S_ACK_DONE;
           st <= S_TX_START;
           if (tx_syndrome != 8'h1F) begin
-            trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_NAK_SENT);
-            trace_qpn <= 16'(cur); trace_arg <= {32'd0, 24'd0, tx_syndrome};
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_NAK_SENT);
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 24'd0, tx_syndrome};
           end
         end
         S_ACK_DONE: begin
@@ -1241,15 +1397,14 @@ module rnic_engine #(
             st <= S_CQE_DATA;
           end
         end
-        S_CQE_DATA: if (dma_wr_ready) begin
+        S_CQE_DATA: if (w_ready) begin
           cqe_beat <= cqe_beat + 2'd1;
           if (cqe_beat == 2'd3) st <= S_CQE_DONE;
         end
         S_CQE_DONE: begin
           c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
-          intr_set[cqe_cq] <= 1'b1;
-          trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_CQE_WRITTEN);
-          trace_qpn <= 16'(cur); trace_arg <= {24'd0, cqe_status, 16'd0, cqe_idx};
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_CQE_WRITTEN);
+          fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {24'd0, cqe_status, 16'd0, cqe_idx};
           st <= after_cqe;
         end
 
@@ -1266,8 +1421,8 @@ module rnic_engine #(
         S_ERROR_QP: begin
           q_state[cur] <= 2'(rnic_pkg::QP_STATE_ERROR);
           if (q_err[cur] == 8'd0) q_err[cur] <= err_status;
-          trace_valid <= 1'b1; trace_event <= 8'(rnic_pkg::EV_QP_ERROR);
-          trace_qpn <= 16'(cur); trace_arg <= {56'd0, err_status};
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_QP_ERROR);
+          fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {56'd0, err_status};
           st <= S_IDLE;
         end
         // Flush: complete the in-flight WQE, then every posted WQE, FLUSHED.
@@ -1311,6 +1466,71 @@ module rnic_engine #(
       assert (!busy_q) else $error("fenced WQE started with WQEs in flight");
     // Never more WQEs in flight than the per-QP limit.
     if (rst_n && st == S_SQ_GO) assert ((q_sq_ci[cur] - q_done[cur]) < 16'(D)) else $error("too many WQEs in flight");
+    // READ limit: a READ starts only below the QP's limit of READs in flight.
+    if (rst_n && st == S_SQ_GO && wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ))
+      assert (rd_inflight < rd_limit) else $error("READ started over the QP's READ limit");
+  end
+
+  // Protection: between a refused rkey and the end of that job, no payload
+  // is placed (no scatter, no DMA write but a CQE) and no READ response is
+  // generated; and a WRITE FIRST/ONLY with a length, or a READ request, is
+  // only ever served after a granted rkey check of that very frame.
+  logic sva_refused, sva_granted;
+  always_ff @(posedge clk) begin
+    if (!rst_n || st == S_IDLE) begin
+      sva_refused <= 1'b0;
+      sva_granted <= 1'b0;
+    end else if (st == S_RX_RKEY_WAIT && rchk_rsp_valid) begin
+      sva_refused <= 32'(rchk_verdict) != V_OK;
+      sva_granted <= 32'(rchk_verdict) == V_OK;
+    end
+    if (rst_n && sva_refused) begin
+      assert (st != S_RX_SCATTER && st != S_RD_RESP_PKT) else $error("payload moved after a refused rkey");
+      assert (!w_valid || st == S_CQE_DATA) else $error("DMA write after a refused rkey");
+    end
+    if (rst_n && st == S_RX_SCATTER && rx_is_write && rx_first && p_rlen != 32'd0)
+      assert (sva_granted) else $error("RDMA WRITE placed without a granted rkey check");
+    if (rst_n && st == S_RD_RESP_PKT)
+      assert (sva_granted) else $error("READ response without a granted rkey check");
+  end
+
+  // PSNs: each request packet of a QP carries the PSN after the previous
+  // one (a READ request counts for all its responses), modulo 2^24.
+  logic [23:0] sva_next_psn [NUM_QP];
+  logic        sva_psn_known [NUM_QP];
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      for (int unsigned i = 0; i < NUM_QP; i++) sva_psn_known[i] <= 1'b0;
+    end else begin
+      if (qp_cmd_valid) sva_psn_known[qp_sel] <= 1'b0;
+      if (st == S_TX_START && !fr_busy && ret_st == S_SQ_PKT_DONE) begin
+        if (sva_psn_known[cur]) assert (tx_psn == sva_next_psn[cur]) else $error("request PSN out of sequence");
+        sva_next_psn[cur]  <= tx_psn + ((tx_opcode == 8'h0c) ? rd_pkts : 24'd1);
+        sva_psn_known[cur] <= 1'b1;
+      end
+    end
+  end
+
+  // Completions: at most one CQE per WQE, in ring order per queue (a later
+  // CQE of a queue always names a later WQE).
+  logic [15:0] sva_last_idx [2*NUM_QP];
+  logic        sva_idx_known [2*NUM_QP];
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      for (int unsigned i = 0; i < 2*NUM_QP; i++) sva_idx_known[i] <= 1'b0;
+    end else begin
+      if (qp_cmd_valid && qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)) begin
+        sva_idx_known[{1'b0, qp_sel}] <= 1'b0;
+        sva_idx_known[{1'b1, qp_sel}] <= 1'b0;
+      end
+      if (st == S_CQE_DATA && w_ready && cqe_beat == 2'd3) begin
+        if (sva_idx_known[{cqe_recv, cur}])
+          assert ((cqe_idx - sva_last_idx[{cqe_recv, cur}]) - 16'd1 < 16'h8000)
+            else $error("second CQE for a WQE, or CQEs out of ring order");
+        sva_last_idx[{cqe_recv, cur}]  <= cqe_idx;
+        sva_idx_known[{cqe_recv, cur}] <= 1'b1;
+      end
+    end
   end
 `endif
 endmodule

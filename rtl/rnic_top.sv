@@ -37,9 +37,7 @@ module rnic_top #(
   output logic [63:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
-  /* verilator lint_off UNUSEDSIGNAL */
   input  logic [7:0]  dma_wr_cpl_tag,
-  /* verilator lint_on UNUSEDSIGNAL */
   input  logic        dma_wr_cpl_err,
 
   output logic        tx_tvalid,
@@ -65,8 +63,10 @@ module rnic_top #(
   localparam int unsigned RXD = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES;
 
   // Soft reset resets everything but the register block's own response path.
+  // Combinational from rst_n (both resets are synchronous): the core is in
+  // reset from the very first edge of rst_n, whatever its power-up state.
   logic soft_reset, core_rst_n;
-  always_ff @(posedge clk) core_rst_n <= rst_n && !soft_reset;
+  assign core_rst_n = rst_n && !soft_reset;
 
   logic        enable;
   logic [47:0] mac;
@@ -182,7 +182,7 @@ module rnic_top #(
     .dma_rd_req_valid, .dma_rd_req_ready, .dma_rd_req_addr, .dma_rd_req_len, .dma_rd_req_tag,
     .dma_rd_rsp_valid, .dma_rd_rsp_ready, .dma_rd_rsp_data, .dma_rd_rsp_last, .dma_rd_rsp_err,
     .dma_wr_valid, .dma_wr_ready, .dma_wr_addr, .dma_wr_len, .dma_wr_tag, .dma_wr_data,
-    .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_err,
+    .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_tag, .dma_wr_cpl_err,
     .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
     .rxb_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
     .trace_valid, .trace_event, .trace_qpn, .trace_arg);

@@ -38,6 +38,8 @@ module rnic_tx_framer #(
   logic           appending;
   logic [W-1:0]   lane_mask, lane_skip, lane_en;
   logic [31:0]    crc_next;
+  logic           o_valid, o_ready, o_last;
+  logic [W-1:0]   o_keep;
 
   rnic_byte_queue #(.W(W)) u_q (
     .clk, .rst_n, .clear(start), .push_data(q_push_data), .push_n(q_push_n), .pop_n(q_pop_n),
@@ -46,10 +48,14 @@ module rnic_tx_framer #(
   rnic_crc32_lanes #(.W(W)) u_crc (.crc_in(crc), .data(push_data), .en(lane_en), .mask(lane_mask), .crc_out(crc_next));
 
   // push_ok is what the engine's push depends on: keep it in its own block.
+  // The ICRC goes in once the body is complete and there is room for it
+  // (the queue may be full while the link holds tready low).
+  logic need_crc;
   always_comb begin
     body_left    = len - 16'd4 - pushed;
-    appending    = busy && !crc_pushed && body_left == 16'd0;
-    push_ok      = busy && !appending && !crc_pushed && space >= CW'(W);
+    need_crc     = busy && !crc_pushed && body_left == 16'd0;
+    appending    = need_crc && space >= CW'(4);
+    push_ok      = busy && !need_crc && !crc_pushed && space >= CW'(W);
   end
 
   always_comb begin
@@ -65,14 +71,18 @@ module rnic_tx_framer #(
     end
     left_to_emit = len - emitted;
     beat_n       = (left_to_emit >= 16'(W)) ? NW'(W) : left_to_emit[NW-1:0];
-    tx_tvalid    = busy && left_to_emit != 16'd0 && count >= CW'(beat_n);
-    tx_tdata     = head;
+    o_valid      = busy && left_to_emit != 16'd0 && count >= CW'(beat_n);
     for (int unsigned lane = 0; lane < W; lane++) begin
-      tx_tkeep[lane] = NW'(lane) < beat_n;
+      o_keep[lane] = NW'(lane) < beat_n;
     end
-    tx_tlast     = left_to_emit <= 16'(W);
-    q_pop_n      = (tx_tvalid && tx_tready) ? beat_n : '0;
+    o_last       = left_to_emit <= 16'(W);
+    q_pop_n      = (o_valid && o_ready) ? beat_n : '0;
   end
+
+  // Beats leave through a two-entry FIFO: tx_tready moves only its pointers.
+  rnic_beat_fifo #(.WIDTH(8*W + W + 1)) u_out (
+    .clk, .rst_n, .in_valid(o_valid), .in_ready(o_ready), .in_data({o_last, o_keep, head}),
+    .out_valid(tx_tvalid), .out_ready(tx_tready), .out_data({tx_tlast, tx_tkeep, tx_tdata}));
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -97,9 +107,9 @@ module rnic_tx_framer #(
         pushed <= pushed + 16'(push_n);
         crc    <= crc_next;
       end
-      if (tx_tvalid && tx_tready) begin
+      if (o_valid && o_ready) begin
         emitted <= emitted + 16'(beat_n);
-        if (tx_tlast) busy <= 1'b0;
+        if (o_last) busy <= 1'b0;
       end
     end
   end

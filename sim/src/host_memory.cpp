@@ -7,9 +7,10 @@ HostMemory::HostMemory(sc_core::sc_module_name name) : sc_module(name), socket("
 }
 
 int HostMemory::map(uint64_t va, uint64_t len) {
-    if (len == 0 || va + len < va)
+    if (len == 0 || va + len <= va)
         return -1;
     ranges_.emplace(va, len);
+    rebuild_cover();
     return 0;
 }
 
@@ -18,28 +19,37 @@ int HostMemory::unmap(uint64_t va, uint64_t len) {
     for (auto it = lo; it != hi; ++it) {
         if (it->second == len) {
             ranges_.erase(it);
+            rebuild_cover();
             return 0;
         }
     }
     return -1;
 }
 
-// Mappings may overlap (two regions over the same buffer); an access is
-// allowed when the union of the mappings covers every byte of it.
-bool HostMemory::mapped(uint64_t addr, uint64_t len) const {
-    if (len == 0 || addr + len < addr)
-        return false;
-    uint64_t covered = addr;           // bytes [addr, covered) are known mapped
-    const uint64_t end = addr + len;
-    for (const auto &[start, size] : ranges_) {
-        if (start > covered)
-            break;
-        if (start + size > covered)
-            covered = start + size;
-        if (covered >= end)
-            return true;
+// Mapping changes are rare (registration time), accesses are every DMA
+// burst: the union is recomputed here so that the check stays cheap.
+void HostMemory::rebuild_cover() {
+    cover_.clear();
+    auto cur = cover_.end();
+    for (const auto &[start, len] : ranges_) {
+        const uint64_t end = start + len;
+        if (cur != cover_.end() && start <= cur->second) {
+            if (end > cur->second)
+                cur->second = end;
+        } else {
+            cur = cover_.emplace_hint(cover_.end(), start, end);
+        }
     }
-    return false;
+}
+
+bool HostMemory::mapped(uint64_t addr, uint64_t len) const {
+    if (len == 0 || addr + len <= addr)
+        return false;
+    auto it = cover_.upper_bound(addr);   // first interval starting after addr
+    if (it == cover_.begin())
+        return false;
+    --it;
+    return addr + len <= it->second;
 }
 
 bool HostMemory::last_fault(rnic_sim_fault *out) const {
@@ -52,8 +62,13 @@ bool HostMemory::last_fault(rnic_sim_fault *out) const {
 void HostMemory::b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &) {
     const uint64_t addr = trans.get_address();
     const uint32_t len = trans.get_data_length();
-    const bool is_write = trans.is_write();
-    if (!mapped(addr, len) || trans.get_byte_enable_ptr() != nullptr) {
+    const tlm::tlm_command cmd = trans.get_command();
+    const bool is_write = cmd == tlm::TLM_WRITE_COMMAND;
+    // The NIC's bursts are packed and contiguous: byte enables and streaming
+    // widths are not part of this bus, so a transaction using them is refused.
+    const bool plain = cmd != tlm::TLM_IGNORE_COMMAND && trans.get_byte_enable_ptr() == nullptr &&
+                       trans.get_streaming_width() >= len;
+    if (!plain || !mapped(addr, len)) {
         ++faults_;
         last_ = rnic_sim_fault{addr, len, is_write ? 1 : 0};
         trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -65,5 +80,6 @@ void HostMemory::b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &
         std::memcpy(host, trans.get_data_ptr(), len);
     else
         std::memcpy(trans.get_data_ptr(), host, len);
+    trans.set_dmi_allowed(false);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -1,18 +1,72 @@
-// A point-to-point link between two NIC ports: frames in flight with the
-// cycle at which their first byte reaches the far end.
+// One direction of a point-to-point link between two NIC ports. A frame is
+// sent in the cycle its last beat leaves the sender; its first beat reaches
+// the far end `latency` cycles later and is then offered to the receiver one
+// beat per cycle (the line rate is the datapath: 8 bytes a cycle). Frames
+// that have arrived wait, in order, while the receiver holds rx_tready low;
+// the sender is held (tx_tready low) once the link holds more than the wire
+// itself carries plus kSlackBytes, so nothing is lost and nothing grows
+// without bound.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
 
-struct Frame {
-    std::vector<uint8_t> bytes;
-    uint64_t arrives_at = 0;
-    size_t delivered = 0;   // bytes already handed to the receiver
-};
+class Link {
+public:
+    struct Frame {
+        std::vector<uint8_t> bytes;
+        uint64_t arrives_at = 0;
+        size_t delivered = 0;   // bytes already taken by the receiver
+    };
 
-struct Link {
-    std::deque<Frame> in_flight;
-    uint64_t frames_sent = 0;
+    // Room beyond the wire for frames waiting at the far end.
+    static constexpr size_t kSlackBytes = 64 * 1024;
+
+    explicit Link(uint64_t latency = 1) : latency_(latency < 1 ? 1 : latency) {}
+
+    uint64_t latency() const { return latency_; }
+
+    void send(std::vector<uint8_t> &&bytes, uint64_t cycle) {
+        held_bytes_ += bytes.size();
+        frames_.push_back(Frame{std::move(bytes), cycle + latency_, 0});
+        ++frames_sent_;
+    }
+
+    // Called once at the start of every cycle: counts what reaches the far end in it.
+    void tick(uint64_t cycle) {
+        while (arrived_ < frames_.size() && frames_[arrived_].arrives_at <= cycle) {
+            ++arrived_;
+            ++frames_arrived_;
+        }
+    }
+
+    // The frame whose next beat is offered to the receiver this cycle, or null.
+    const Frame *offered() const { return arrived_ > 0 ? &frames_.front() : nullptr; }
+
+    // The receiver took `n` bytes of the offered frame.
+    void consume(size_t n) {
+        Frame &f = frames_.front();
+        f.delivered += n;
+        held_bytes_ -= n;
+        if (f.delivered >= f.bytes.size()) {
+            frames_.pop_front();
+            --arrived_;
+        }
+    }
+
+    // Whether the sender may put another beat on the link.
+    bool can_accept() const { return held_bytes_ < latency_ * 8 + kSlackBytes; }
+
+    uint64_t frames_sent() const { return frames_sent_; }
+    uint64_t frames_arrived() const { return frames_arrived_; }
+    size_t held_bytes() const { return held_bytes_; }
+
+private:
+    uint64_t latency_;
+    std::deque<Frame> frames_;
+    size_t arrived_ = 0;          // frames_[0, arrived_) have reached the far end
+    size_t held_bytes_ = 0;       // bytes sent and not yet taken by the receiver
+    uint64_t frames_sent_ = 0, frames_arrived_ = 0;
 };

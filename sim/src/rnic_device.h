@@ -39,20 +39,30 @@ public:
 
     // Fixed cycles from an accepted DMA read request to its first data beat.
     static constexpr uint64_t kDmaReadLatency = 16;
+    // Read requests the platform accepts before the first one is answered.
+    static constexpr size_t kDmaReadsInFlight = 4;
+    // BAR0 size: 64 KiB (bar_req_addr is 16 bits).
+    static constexpr uint64_t kBarBytes = 0x10000;
+    // A frame longer than this never ends (tlast missing): it is cut and dropped.
+    static constexpr size_t kMaxFrameBytes = 16 * 1024;
+    // Bytes per beat of every data port.
+    static constexpr unsigned kLaneBytes = 8;
 
 private:
     void bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     bool dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t len);
+    void take_write_beat(uint64_t cycle);
+    void take_tx_beat(uint64_t cycle);
 
     struct ReadBurst {
         uint64_t addr;
         uint32_t len;
         uint8_t tag;
-        uint64_t due;
-        bool fetched = false;
+        uint64_t due;           // cycle of the first data beat
+        bool fetched = false;   // data copied from memory (done at `due`)
         bool err = false;
         std::vector<uint8_t> data;
-        uint32_t sent = 0;
+        uint32_t sent = 0;      // bytes handed to the RTL
     };
     struct WriteCompletion {
         uint64_t due;
@@ -66,18 +76,20 @@ private:
     Link *tx_link_ = nullptr;
     Link *rx_link_ = nullptr;
 
-    // BAR access waiting for the next cycle.
+    // The BAR access of this cycle, if any.
     bool bar_pending_ = false;
     bool bar_write_ = false;
+    bool bar_ok_ = false;
     uint32_t bar_addr_ = 0, bar_wdata_ = 0, bar_rdata_ = 0;
 
     std::deque<ReadBurst> reads_;
     std::vector<uint8_t> write_buf_;
+    bool write_bad_ = false;   // the burst in progress broke the port rules
     std::deque<WriteCompletion> write_cpls_;
     std::vector<uint8_t> tx_frame_;
+    bool tx_overlong_ = false;
 
     // Handshakes recorded by drive(), completed by edge().
-    bool fire_rd_req_ = false, fire_rd_rsp_ = false, fire_wr_ = false, fire_tx_ = false;
-    bool fire_rx_ = false, fire_cpl_ = false;
+    bool fire_rd_rsp_ = false, fire_rx_ = false, fire_cpl_ = false;
     unsigned rx_bytes_ = 0;
 };

@@ -1,5 +1,6 @@
 // The C ABI of rnic_sim.h over the SystemC fabric. One fabric per process,
 // built by the first open from the environment.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -49,6 +50,7 @@ std::string trace_path() {
     std::string p(v);
     if (p[0] == '/')
         return p;
+    // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
     const char *dir = std::getenv("RNIC_WAVE_DIR");
     return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
 }
@@ -96,7 +98,8 @@ int rnic_sim_open(const char *name, rnic_sim_dev **out) {
         return -1;
     char *end = nullptr;
     const unsigned long idx = std::strtoul(name + 4, &end, 10);
-    if (end == name + 4 || *end != '\0')
+    // Only the canonical spelling: "rnic1", not "rnic01" or "rnic+1".
+    if (end == name + 4 || *end != '\0' || std::to_string(idx) != name + 4)
         return -1;
     Fabric &f = fabric();
     if (idx >= f.size())
@@ -107,26 +110,33 @@ int rnic_sim_open(const char *name, rnic_sim_dev **out) {
 
 void rnic_sim_close(rnic_sim_dev *) {}
 
-unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev->dev->index(); }
+unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev ? dev->dev->index() : 0; }
 unsigned rnic_sim_num_nics(void) { return fabric().size(); }
 
-uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset) { return bar_access(dev, false, offset, 0); }
-void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value) { bar_access(dev, true, offset, value); }
+uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset) {
+    return dev ? bar_access(dev, false, offset, 0) : 0xffffffffu;
+}
+void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value) {
+    if (dev)
+        bar_access(dev, true, offset, value);
+}
 
 int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len) {
-    return dev->mem->map(reinterpret_cast<uintptr_t>(va), len);
+    return dev ? dev->mem->map(reinterpret_cast<uintptr_t>(va), len) : -1;
 }
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len) {
-    return dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len);
+    return dev ? dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len) : -1;
 }
 
-uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { return dev->mem->fault_count(); }
+uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { return dev ? dev->mem->fault_count() : 0; }
 int rnic_sim_last_fault(const rnic_sim_dev *dev, struct rnic_sim_fault *out) {
-    return dev->mem->last_fault(out) ? 0 : -1;
+    return dev && out && dev->mem->last_fault(out) ? 0 : -1;
 }
 
 void rnic_sim_advance(uint64_t cycles) { fabric().run(cycles, nullptr); }
-uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) { return fabric().run(max_cycles, dev->dev); }
+uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) {
+    return dev ? fabric().run(max_cycles, dev->dev) : 0;
+}
 uint64_t rnic_sim_cycle(void) { return fabric().cycle(); }
 uint64_t rnic_sim_link_frames(unsigned from) { return fabric().frames_from(from); }
 void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) { fabric().set_hook(hook, arg); }

@@ -1,0 +1,388 @@
+/*
+ * libdat internals: the objects behind the DAT handles and the helpers the
+ * source files share. Nothing here is visible to consumers.
+ *
+ * Threading: the provider is not thread safe (DAT_THREADSAFE is DAT_FALSE);
+ * every call runs on the caller's thread, as does the simulation, which
+ * only advances inside the waits (see progress.c).
+ */
+#ifndef LIBDAT_INTERNAL_H
+#define LIBDAT_INTERNAL_H
+
+/* The DAT API is what libdat.so exports; everything else is hidden. */
+#pragma GCC visibility push(default)
+#include <dat/udat.h>
+#include <dat/dat_registry.h>
+#pragma GCC visibility pop
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rnic/rnic_drv.h"
+#include "rnic_hw.h"
+
+#define DAT_ERR(type, sub) ((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_UINT32)(type) | (DAT_UINT32)(sub)))
+
+#define DAT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DAT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Limits this provider reports and enforces. */
+enum {
+    DAT_RNIC_MAX_PDATA = 256,        /* private data bytes in CM messages */
+    DAT_RNIC_MAX_EVD_QLEN = 1 << 15,
+    DAT_RNIC_MAX_DTOS = 1 << 15,     /* per EP queue (ring entries) */
+    DAT_RNIC_MIN_CQ = 16,
+};
+#define DAT_RNIC_MAX_MESSAGE ((DAT_VLEN)1 << 30)
+#define DAT_RNIC_MAX_LMR_BLOCK ((DAT_VLEN)1 << 40)
+
+struct dat_ia;
+struct dat_dev;
+struct dat_evd;
+struct dat_ep;
+struct cm_conn;
+
+/* ------------------------------------------------------------- handles */
+
+/* Every object starts with this header. Handles are not pointers: they
+ * encode a slot of a table and the slot's generation, so a stale or
+ * foreign handle is recognised without touching freed memory. */
+struct dat_obj {
+    DAT_HANDLE_TYPE type;
+    uint32_t slot;
+    DAT_CONTEXT consumer_context;
+    struct dat_ia *ia;
+    struct dat_obj *ia_next, *ia_prev;   /* the IA's list of its objects */
+};
+
+DAT_HANDLE dat_handle_new(struct dat_obj *obj, DAT_HANDLE_TYPE type, struct dat_ia *ia);
+void dat_handle_release(struct dat_obj *obj);
+struct dat_obj *dat_handle_lookup_any(DAT_HANDLE h);
+DAT_HANDLE dat_handle_of(const struct dat_obj *obj);
+
+/* The slot table, inlined into every call's handle check (the DTO path
+ * counts instructions). */
+struct dat_slot {
+    struct dat_obj *obj;
+    uint32_t gen;
+};
+extern struct dat_slot *dat_slots;
+extern uint32_t dat_nslots;
+
+#define DAT_HANDLE_TAG 0xD5u
+
+static inline struct dat_obj *dat_handle_lookup(DAT_HANDLE h, DAT_HANDLE_TYPE type)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (DAT_UNLIKELY((v & 0xFFu) != DAT_HANDLE_TAG))
+        return NULL;
+    uint32_t slot = (uint32_t)((v >> 8) & 0xFFFFFFu);
+    uint32_t gen = (uint32_t)(v >> 32);
+    if (DAT_UNLIKELY(slot >= dat_nslots))
+        return NULL;
+    const struct dat_slot *s = &dat_slots[slot];
+    if (DAT_UNLIKELY(s->gen != gen || s->obj == NULL || s->obj->type != type))
+        return NULL;
+    return s->obj;
+}
+
+#define DAT_H(obj) dat_handle_of(&(obj)->hdr)
+
+/* ---------------------------------------------------------------- time */
+
+/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
+uint64_t dat_cycles_per_us(void);
+/* Simulated microseconds an "infinite" wait is bounded by. */
+uint64_t dat_wait_limit_us(void);
+
+/* -------------------------------------------------------------- devices */
+
+/* One opened driver device, shared by every IA opened on it. */
+struct dat_dev {
+    char name[64];
+    rnic_dev *rdev;
+    int refs;
+    struct rnic_dev_info info;
+    struct sockaddr_in cm_addr;          /* the IA address of every IA on it */
+    struct dat_ep **ep_by_qpn;           /* info.num_qp entries */
+    struct dat_lmr **lmr_by_index;       /* info.pt_entries entries */
+    struct dat_evd *cq_evds;             /* EVDs that own a CQ on this device */
+    uint32_t *freed_ctx;                 /* contexts of destroyed LMRs, per PT index */
+    struct dat_dev *next;
+};
+
+extern struct dat_dev *dat_devs;
+
+/* ------------------------------------------------------------------ IA */
+
+struct dat_ia {
+    struct dat_obj hdr;
+    struct dat_dev *dev;
+    char name[DAT_NAME_MAX_LENGTH];
+    bool ro_aware;                       /* opened as RO_AWARE_<name> */
+    struct dat_evd *async_evd;           /* NULL: DAT_EVD_ASYNC_EXISTS */
+    bool owns_async_evd;
+    struct sockaddr_in addr;             /* what ia_address_ptr points at */
+    struct dat_obj *objs;                /* everything created on this IA */
+    struct dat_ia *next;
+};
+
+extern struct dat_ia *dat_ias;
+
+void dat_ia_link(struct dat_ia *ia, struct dat_obj *obj);
+void dat_ia_unlink(struct dat_obj *obj);
+
+/* ----------------------------------------------------------------- PZ */
+
+struct dat_pz {
+    struct dat_obj hdr;
+    uint16_t pz;
+    int refs;                            /* EPs and LMRs using it */
+};
+
+/* ---------------------------------------------------------------- CNO */
+
+struct dat_cno {
+    struct dat_obj hdr;
+    DAT_OS_WAIT_PROXY_AGENT agent;
+    struct dat_evd *triggered;           /* first EVD that notified since the last wait */
+    int refs;                            /* EVDs attached */
+};
+
+/* ---------------------------------------------------------------- EVD */
+
+struct dat_evq_entry {
+    DAT_EVENT ev;
+    bool notify;                         /* false: an UNSIGNALLED completion */
+};
+
+struct dat_evd {
+    struct dat_obj hdr;
+    DAT_EVD_FLAGS flags;
+    DAT_COUNT qlen;
+    struct dat_evq_entry *q;             /* ring of qlen entries */
+    uint32_t head, count, n_notify;
+    bool enabled, waitable, overflowed;
+    struct dat_cno *cno;
+    rnic_cq *cq;                         /* DTO / RMR_BIND streams only */
+    uint32_t cq_entries;
+    struct dat_evd *cq_next;             /* dev->cq_evds list */
+    int refs;                            /* EPs, PSPs, RSPs using it */
+};
+
+/* Append an event; an overflow is reported on the IA's async EVD. */
+void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify);
+/* Move completions of the EVD's CQ into its queue. */
+void dat_evd_drain_cq(struct dat_evd *evd);
+
+/* ----------------------------------------------------------------- LMR */
+
+struct dat_shm_region;
+
+struct dat_lmr {
+    struct dat_obj hdr;
+    DAT_MEM_TYPE mem_type;
+    DAT_REGION_DESCRIPTION region;
+    DAT_VLEN length;
+    struct dat_pz *pz;
+    DAT_MEM_PRIV_FLAGS priv;
+    rnic_mr *mr;
+    DAT_LMR_CONTEXT lmr_context;
+    DAT_RMR_CONTEXT rmr_context;
+    DAT_VADDR base;                      /* registered_address */
+    DAT_VLEN size;                       /* registered_size */
+    int rmr_binds;                       /* RMRs bound into it (issue 4) */
+    struct dat_shm_region *shm;
+    uint8_t cookie[DAT_LMR_COOKIE_SIZE];
+};
+
+static inline struct dat_lmr *dat_lmr_by_context(const struct dat_dev *dev, DAT_LMR_CONTEXT ctx)
+{
+    uint32_t idx = ctx >> 8;
+    if (DAT_UNLIKELY(idx >= dev->info.pt_entries))
+        return NULL;
+    struct dat_lmr *l = dev->lmr_by_index[idx];
+    if (DAT_UNLIKELY(l == NULL || l->lmr_context != ctx))
+        return NULL;
+    return l;
+}
+
+/* --------------------------------------------------------------- EPs */
+
+struct dat_req_desc {
+    DAT_DTO_COOKIE cookie;
+    uint64_t len;
+    uint8_t deliver;                     /* an event is owed on success */
+    uint8_t notify;                      /* that event notifies */
+};
+
+/* A posted receive keeps its SGEs: the QP is rebuilt when the connection
+ * settles its RDMA READ limits, and posted receives move to the new one. */
+struct dat_recv_desc {
+    DAT_DTO_COOKIE cookie;
+    uint8_t deliver, notify, nsge;
+    struct rnic_sge sge[RNIC_MAX_SGE];
+};
+
+struct dat_ep {
+    struct dat_obj hdr;
+    DAT_EP_STATE state;
+    struct dat_pz *pz;
+    struct dat_evd *recv_evd, *req_evd, *conn_evd;
+    DAT_EP_ATTR attr;
+    rnic_qp *qp;
+    uint32_t qpn;
+    uint8_t qp_max_rd;                   /* RDMA READs in flight the QP allows */
+    bool freeing;                        /* completions are dropped, not reported */
+    /* request queue: seq numbers are the WQEs' wr_id */
+    struct dat_req_desc *sq;
+    uint32_t sq_mask;
+    uint64_t sq_head, sq_tail, sq_last_signaled;
+    /* receive queue */
+    struct dat_recv_desc *rq;
+    uint32_t rq_mask;
+    uint64_t rq_head, rq_tail;
+    /* connection */
+    struct cm_conn *conn;
+    struct dat_cr *cr;                   /* RSP: the pending request for this EP */
+    struct dat_rsp *rsp;                 /* RSP that reserved it */
+    struct sockaddr_in remote_addr;
+    DAT_PORT_QUAL local_port, remote_port;
+    bool active;                         /* this side called dat_ep_connect */
+    uint8_t pdata[DAT_RNIC_MAX_PDATA];   /* the peer's private data of the last connection event */
+    DAT_COUNT pdata_len;
+    bool graceful;                       /* DISCONNECT_PENDING until the request queue drains */
+    uint64_t graceful_deadline;          /* NIC cycle: give up on unreported (suppressed) DTOs */
+};
+
+/* A configured EP (PZ, request and connect EVDs) has a hardware QP. */
+DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
+/* Rebuild the (still unconnected) QP for the RDMA READ limit the
+ * connection agreed on; posted receives move over. */
+DAT_RETURN dat_ep_qp_set_max_rd(struct dat_ep *ep, uint8_t max_rd);
+/* Let outstanding work complete (flushed) so the QP number can go. */
+void dat_ep_quiesce(struct dat_ep *ep);
+/* Connection ends: flush the QP and report `event` on the connect EVD. */
+void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event);
+/* Called after completions: a graceful disconnect may now finish. */
+void dat_ep_check_graceful(struct dat_ep *ep);
+/* Graceful disconnects past their deadline; returns cycles to the next. */
+uint64_t dat_ep_graceful_timers(void);
+void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
+void dat_ep_destroy(struct dat_ep *ep);
+DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
+/* Completion from the hardware for this EP. */
+void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc);
+
+/* ------------------------------------------------------- PSP, RSP, CR */
+
+struct dat_psp {
+    struct dat_obj hdr;
+    DAT_CONN_QUAL conn_qual;
+    struct dat_evd *evd;
+    DAT_PSP_FLAGS flags;
+    int fd;                              /* listening socket */
+};
+
+struct dat_rsp {
+    struct dat_obj hdr;
+    DAT_CONN_QUAL conn_qual;
+    struct dat_evd *evd;
+    struct dat_ep *ep;
+    int fd;
+};
+
+struct dat_cr {
+    struct dat_obj hdr;
+    struct cm_conn *conn;
+    struct dat_obj *sp;                  /* the PSP or RSP it arrived on (may be freed) */
+    DAT_CONN_QUAL conn_qual;
+    struct sockaddr_in remote_addr;
+    DAT_PORT_QUAL remote_port;
+    uint8_t pdata[DAT_RNIC_MAX_PDATA];
+    DAT_COUNT pdata_len;
+    struct dat_ep *local_ep;             /* RSP's EP, else NULL */
+    /* the requester's transport parameters */
+    uint32_t peer_qpn, peer_psn, peer_ipv4;
+    uint8_t peer_mac[6];
+    uint8_t peer_rd_in, peer_rd_out;
+};
+
+void dat_cr_destroy(struct dat_cr *cr);
+
+/* ---------------------------------------------------------------- RMR */
+
+struct dat_rmr {
+    struct dat_obj hdr;
+};
+
+/* ------------------------------------------------------------ registry */
+
+struct dat_ia_entry {
+    char ia_name[DAT_NAME_MAX_LENGTH];
+    char device[64];
+    struct in_addr cm_addr;              /* 0: derive from the NIC index */
+    DAT_UINT32 major, minor;
+    DAT_BOOLEAN thread_safe;
+};
+
+/* Finds `name` in dat.conf (DAT_OVERRIDE, else /etc/dat.conf) or among the
+ * built-in names rnic<N>. */
+DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
+
+/* --------------------------------------------------------------- devices */
+
+DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
+void dat_dev_put(struct dat_dev *dev);
+
+/* ------------------------------------------------------------ progress */
+
+/* Like dat_progress, but first lets every connection message already sent
+ * inside this process arrive, so what happens next does not depend on the
+ * host's scheduling. */
+void dat_progress_settled(void);
+/* Advance the simulation until cond(arg) holds or timeout_us of adapter
+ * time pass (DAT_TIMEOUT_INFINITE: the wait limit). */
+DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond)(void *), void *arg);
+
+/* ------------------------------------------------------------------ CM */
+
+/* Start an active connection from ep to addr/conn_qual. */
+DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT_CONN_QUAL qual,
+                          DAT_TIMEOUT timeout, DAT_COUNT pdata_len, const void *pdata);
+DAT_RETURN dat_cm_accept(struct dat_cr *cr, struct dat_ep *ep, DAT_COUNT pdata_len, const void *pdata);
+void dat_cm_reject(struct dat_cr *cr);
+/* Tell the peer the connection is gone (DISC or BROKEN) and drop it. */
+void dat_cm_send_disconnect(struct dat_ep *ep, bool broken);
+/* Detach a connection from its EP or CR and close it once its last message is sent. */
+void dat_cm_conn_release(struct cm_conn *c);
+/* Listening sockets of service points. */
+DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CONN_QUAL *bound,
+                         int *fd_out);
+void dat_cm_unlisten(int fd);
+void dat_cm_progress(void);
+void dat_cm_settle(void);
+/* Connection timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
+uint64_t dat_cm_timers(void);
+/* TCP port that conn_qual maps to on an IA address; 0 if none. */
+uint16_t dat_cm_port_of(DAT_CONN_QUAL qual);
+
+/* ------------------------------------------------------ object lifetimes */
+
+DAT_RETURN dat_evd_make(struct dat_ia *ia, DAT_COUNT qlen, struct dat_cno *cno, DAT_EVD_FLAGS flags,
+                        struct dat_evd **out);
+void dat_evd_destroy(struct dat_evd *evd);
+void dat_cno_destroy(struct dat_cno *cno);
+void dat_pz_destroy(struct dat_pz *pz);
+void dat_lmr_destroy(struct dat_lmr *lmr);
+void dat_psp_destroy(struct dat_psp *psp);
+void dat_rsp_destroy(struct dat_rsp *rsp);
+
+/* -------------------------------------------------------------- helpers */
+
+void *dat_zalloc(size_t n);
+uint32_t dat_pow2_at_least(uint32_t n);
+DAT_DTO_COMPLETION_STATUS dat_status_from_cqe(uint8_t status);
+
+#endif

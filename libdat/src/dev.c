@@ -1,0 +1,76 @@
+/*
+ * Driver devices behind IAs. Opening the same device twice (two IAs named
+ * rnic0, or an alias from dat.conf) shares one rnic_dev: QP numbers and
+ * memory keys are per device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "dat_internal.h"
+
+struct dat_dev *dat_devs;
+
+DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
+{
+    for (struct dat_dev *d = dat_devs; d; d = d->next) {
+        if (strcmp(d->name, e->device) == 0) {
+            d->refs++;
+            *out = d;
+            return DAT_SUCCESS;
+        }
+    }
+    struct dat_dev *d = dat_zalloc(sizeof(*d));
+    if (!d)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    int rc = rnic_open(e->device, &d->rdev);
+    if (rc != RNIC_OK) {
+        free(d);
+        if (rc == RNIC_E_NOMEM)
+            return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+        return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+    }
+    rnic_query(d->rdev, &d->info);
+    d->ep_by_qpn = calloc(d->info.num_qp, sizeof(*d->ep_by_qpn));
+    d->lmr_by_index = calloc(d->info.pt_entries, sizeof(*d->lmr_by_index));
+    d->freed_ctx = calloc(d->info.pt_entries, sizeof(*d->freed_ctx));
+    if (!d->ep_by_qpn || !d->lmr_by_index || !d->freed_ctx) {
+        free(d->ep_by_qpn);
+        free(d->lmr_by_index);
+        free(d->freed_ctx);
+        rnic_close(d->rdev);
+        free(d);
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    }
+    snprintf(d->name, sizeof(d->name), "%s", e->device);
+    d->cm_addr.sin_family = AF_INET;
+    if (e->cm_addr.s_addr != 0) {
+        d->cm_addr.sin_addr = e->cm_addr;
+    } else {
+        /* One loopback address per NIC: NIC i (IPv4 10.0.0.(i+1)) is 127.0.0.(i+1). */
+        d->cm_addr.sin_addr.s_addr = htonl(0x7F000000u | (d->info.ipv4 & 0xFFu));
+    }
+    d->refs = 1;
+    d->next = dat_devs;
+    dat_devs = d;
+    *out = d;
+    return DAT_SUCCESS;
+}
+
+void dat_dev_put(struct dat_dev *dev)
+{
+    if (--dev->refs > 0)
+        return;
+    for (struct dat_dev **p = &dat_devs; *p; p = &(*p)->next) {
+        if (*p == dev) {
+            *p = dev->next;
+            break;
+        }
+    }
+    rnic_close(dev->rdev);
+    free(dev->ep_by_qpn);
+    free(dev->lmr_by_index);
+    free(dev->freed_ctx);
+    free(dev);
+}

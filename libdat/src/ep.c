@@ -1,0 +1,688 @@
+/*
+ * Endpoints: one hardware QP each, created as soon as the EP has a PZ and
+ * a request EVD (so receives can be posted before connecting). Request and
+ * receive queues keep, per posted DTO, what its completion event needs;
+ * the WQE's wr_id is the DTO's sequence number on its queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dat_internal.h"
+
+/* Cycles a graceful disconnect waits for DTOs whose completion is not
+ * reported (posted with DAT_COMPLETION_SUPPRESS_FLAG): 50 us. */
+#define GRACEFUL_LIMIT_US 50u
+/* Cycles the flush of a freed EP may take before its QP number goes. */
+#define QUIESCE_LIMIT_CYCLES 200000u
+
+static struct dat_ep *ep_lookup(DAT_EP_HANDLE h)
+{
+    return (struct dat_ep *)dat_handle_lookup(h, DAT_HANDLE_TYPE_EP);
+}
+
+DAT_RETURN dat_ep_state_error(DAT_EP_STATE s)
+{
+    static const DAT_RETURN_SUBTYPE sub[] = {
+        [DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
+        [DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
+        [DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
+        [DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
+        [DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
+        [DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
+        [DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
+        [DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
+        [DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
+        [DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
+        [DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
+        [DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
+        [DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
+    };
+    return DAT_ERR(DAT_INVALID_STATE, (unsigned)s < sizeof(sub) / sizeof(sub[0]) ? sub[s] : DAT_NO_SUBTYPE);
+}
+
+/* ------------------------------------------------------------ attributes */
+
+static void default_attr(const struct dat_dev *dev, DAT_EP_ATTR *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->service_type = DAT_SERVICE_TYPE_RC;
+    a->max_message_size = DAT_RNIC_MAX_MESSAGE;
+    a->max_rdma_size = DAT_RNIC_MAX_MESSAGE;
+    a->qos = DAT_QOS_BEST_EFFORT;
+    a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+    a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+    a->max_recv_dtos = 16;
+    a->max_request_dtos = 16;
+    a->max_recv_iov = (DAT_COUNT)dev->info.max_sge;
+    a->max_request_iov = (DAT_COUNT)dev->info.max_sge;
+    a->max_rdma_read_in = (DAT_COUNT)dev->info.max_rd;
+    a->max_rdma_read_out = (DAT_COUNT)dev->info.max_rd;
+    a->srq_soft_hw = DAT_HW_DEFAULT;
+    a->max_rdma_read_iov = (DAT_COUNT)dev->info.max_sge;
+    a->max_rdma_write_iov = (DAT_COUNT)dev->info.max_sge;
+}
+
+static bool attr_valid(const struct dat_dev *dev, const DAT_EP_ATTR *a)
+{
+    const DAT_COUNT sge = (DAT_COUNT)dev->info.max_sge, rd = (DAT_COUNT)dev->info.max_rd;
+    const unsigned recv_ok = DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+                             DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+    return a->service_type == DAT_SERVICE_TYPE_RC && a->max_message_size <= DAT_RNIC_MAX_MESSAGE &&
+           a->max_rdma_size <= DAT_RNIC_MAX_MESSAGE && a->qos == DAT_QOS_BEST_EFFORT &&
+           ((unsigned)a->recv_completion_flags & ~recv_ok) == 0 &&
+           ((unsigned)a->request_completion_flags & ~(unsigned)DAT_COMPLETION_UNSIGNALLED_FLAG) == 0 &&
+           a->max_recv_dtos >= 1 && a->max_recv_dtos <= DAT_RNIC_MAX_DTOS && a->max_request_dtos >= 1 &&
+           a->max_request_dtos <= DAT_RNIC_MAX_DTOS && a->max_recv_iov >= 0 && a->max_recv_iov <= sge &&
+           a->max_request_iov >= 0 && a->max_request_iov <= sge && a->max_rdma_read_in >= 0 &&
+           a->max_rdma_read_in <= rd && a->max_rdma_read_out >= 0 && a->max_rdma_read_out <= rd &&
+           a->max_rdma_read_iov >= 0 && a->max_rdma_read_iov <= sge && a->max_rdma_write_iov >= 0 &&
+           a->max_rdma_write_iov <= sge;
+}
+
+/* ------------------------------------------------------------------- QP */
+
+static bool configured(const struct dat_ep *ep)
+{
+    return ep->pz && ep->req_evd && ep->conn_evd;
+}
+
+static DAT_RETURN rings_alloc(struct dat_ep *ep)
+{
+    uint32_t sqn = dat_pow2_at_least((uint32_t)ep->attr.max_request_dtos);
+    uint32_t rqn = dat_pow2_at_least((uint32_t)ep->attr.max_recv_dtos);
+    if (sqn < 2)
+        sqn = 2;
+    if (rqn < 2)
+        rqn = 2;
+    struct dat_req_desc *sq = calloc(sqn, sizeof(*sq));
+    struct dat_recv_desc *rq = calloc(rqn, sizeof(*rq));
+    if (!sq || !rq) {
+        free(sq);
+        free(rq);
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    }
+    free(ep->sq);
+    free(ep->rq);
+    ep->sq = sq;
+    ep->rq = rq;
+    ep->sq_mask = sqn - 1;
+    ep->rq_mask = rqn - 1;
+    ep->sq_head = ep->sq_tail = ep->sq_last_signaled = 0;
+    ep->rq_head = ep->rq_tail = 0;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd)
+{
+    struct dat_dev *dev = ep->hdr.ia->dev;
+    struct rnic_qp_attr qa = {
+        .sq_entries = ep->sq_mask + 1,
+        .rq_entries = ep->rq_mask + 1,
+        .send_cq = ep->req_evd->cq,
+        .recv_cq = ep->recv_evd ? ep->recv_evd->cq : ep->req_evd->cq,
+        .pz = ep->pz->pz,
+        .max_rd = max_rd ? max_rd : 1,
+        .allow_remote = RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE,
+    };
+    int rc = rnic_qp_create(dev->rdev, &qa, &ep->qp);
+    if (rc != RNIC_OK) {
+        ep->qp = NULL;
+        return rc == RNIC_E_NOMEM ? DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY)
+                                  : DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+    }
+    ep->qpn = rnic_qp_num(ep->qp);
+    ep->qp_max_rd = qa.max_rd;
+    dev->ep_by_qpn[ep->qpn] = ep;
+    return DAT_SUCCESS;
+}
+
+static void qp_drop(struct dat_ep *ep)
+{
+    if (!ep->qp)
+        return;
+    ep->hdr.ia->dev->ep_by_qpn[ep->qpn] = NULL;
+    rnic_qp_destroy(ep->qp);
+    ep->qp = NULL;
+}
+
+DAT_RETURN dat_ep_qp_set_max_rd(struct dat_ep *ep, uint8_t max_rd)
+{
+    if (max_rd == 0)
+        max_rd = 1;
+    if (ep->qp && ep->qp_max_rd == max_rd)
+        return DAT_SUCCESS;
+    /* Still INIT and never connected: its receive ring is all it holds. */
+    qp_drop(ep);
+    DAT_RETURN r = dat_ep_qp_build(ep, max_rd);
+    if (r != DAT_SUCCESS)
+        return r;
+    for (uint64_t s = ep->rq_tail; s < ep->rq_head; s++) {
+        const struct dat_recv_desc *d = &ep->rq[s & ep->rq_mask];
+        if (rnic_post_recv(ep->qp, s, d->sge, d->nsge) != RNIC_OK)
+            return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+    }
+    return DAT_SUCCESS;
+}
+
+static bool ep_idle(const struct dat_ep *ep)
+{
+    return ep->sq_tail == ep->sq_head && ep->rq_tail == ep->rq_head;
+}
+
+void dat_ep_quiesce(struct dat_ep *ep)
+{
+    if (!ep->qp)
+        return;
+    rnic_qp_set_error(ep->qp);
+    struct dat_dev *dev = ep->hdr.ia->dev;
+    uint64_t spent = 0;
+    while (spent < QUIESCE_LIMIT_CYCLES) {
+        if (ep->req_evd && ep->req_evd->cq)
+            dat_evd_drain_cq(ep->req_evd);
+        if (ep->recv_evd && ep->recv_evd->cq)
+            dat_evd_drain_cq(ep->recv_evd);
+        if (ep_idle(ep))
+            break;
+        uint64_t w = rnic_wait(dev->rdev, 1024);
+        spent += w ? w : 1024;
+    }
+}
+
+/* --------------------------------------------------------------- events */
+
+void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num)
+{
+    if (!ep->conn_evd)
+        return;
+    DAT_EVENT ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.event_number = num;
+    ev.event_data.connect_event_data.ep_handle = DAT_H(ep);
+    ev.event_data.connect_event_data.private_data_size = ep->pdata_len;
+    ev.event_data.connect_event_data.private_data = ep->pdata_len ? ep->pdata : NULL;
+    dat_evd_push(ep->conn_evd, &ev, true);
+}
+
+void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event)
+{
+    if (ep->qp)
+        rnic_qp_set_error(ep->qp);
+    ep->state = DAT_EP_STATE_DISCONNECTED;
+    ep->graceful = false;
+    ep->pdata_len = 0;
+    if (ep->conn) {
+        dat_cm_conn_release(ep->conn);
+        ep->conn = NULL;
+    }
+    dat_ep_connection_event(ep, event);
+}
+
+static void finish_disconnect(struct dat_ep *ep)
+{
+    dat_cm_send_disconnect(ep, false);
+    dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+}
+
+void dat_ep_check_graceful(struct dat_ep *ep)
+{
+    if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful && ep->sq_tail == ep->sq_head)
+        finish_disconnect(ep);
+}
+
+uint64_t dat_ep_graceful_timers(void)
+{
+    uint64_t next = UINT64_MAX;
+    for (struct dat_ia *ia = dat_ias; ia; ia = ia->next) {
+        for (struct dat_obj *o = ia->objs; o; o = o->ia_next) {
+            if (o->type != DAT_HANDLE_TYPE_EP)
+                continue;
+            struct dat_ep *ep = (struct dat_ep *)o;
+            if (ep->state != DAT_EP_STATE_DISCONNECT_PENDING || !ep->graceful)
+                continue;
+            uint64_t now = rnic_cycles(ia->dev->rdev);
+            if (now >= ep->graceful_deadline) {
+                finish_disconnect(ep);
+                return 0;   /* the lists may have changed: the caller comes back */
+            }
+            if (ep->graceful_deadline - now < next)
+                next = ep->graceful_deadline - now;
+        }
+    }
+    return next;
+}
+
+DAT_DTO_COMPLETION_STATUS dat_status_from_cqe(uint8_t status)
+{
+    switch (status) {
+    case RNIC_CQE_STATUS_SUCCESS: return DAT_DTO_SUCCESS;
+    case RNIC_CQE_STATUS_FLUSHED: return DAT_DTO_ERR_FLUSHED;
+    case RNIC_CQE_STATUS_LOCAL_LENGTH: return DAT_DTO_ERR_LOCAL_LENGTH;
+    case RNIC_CQE_STATUS_LOCAL_QP: return DAT_DTO_ERR_LOCAL_EP;
+    case RNIC_CQE_STATUS_LOCAL_PROTECTION: return DAT_DTO_ERR_LOCAL_PROTECTION;
+    case RNIC_CQE_STATUS_BAD_RESPONSE: return DAT_DTO_ERR_BAD_RESPONSE;
+    case RNIC_CQE_STATUS_REMOTE_ACCESS: return DAT_DTO_ERR_REMOTE_ACCESS;
+    case RNIC_CQE_STATUS_REMOTE_OPERATION: return DAT_DTO_ERR_REMOTE_RESPONDER;
+    case RNIC_CQE_STATUS_TRANSPORT: return DAT_DTO_ERR_TRANSPORT;
+    case RNIC_CQE_STATUS_RNR: return DAT_DTO_ERR_RECEIVER_NOT_READY;
+    case RNIC_CQE_STATUS_BAD_WQE: return DAT_DTO_ERR_LOCAL_EP;
+    case RNIC_CQE_STATUS_DMA_FAULT: return DAT_DTO_ERR_LOCAL_PROTECTION;
+    case RNIC_CQE_STATUS_BIND_FAILED: return DAT_RMR_OPERATION_FAILED;
+    default: return DAT_DTO_ERR_TRANSPORT;
+    }
+}
+
+void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc)
+{
+    DAT_EVENT ev;
+    DAT_DTO_COMPLETION_STATUS st = dat_status_from_cqe(wc->status);
+    bool deliver, notify;
+    if (wc->is_recv) {
+        if (wc->wr_id < ep->rq_tail || wc->wr_id >= ep->rq_head)
+            return;   /* not ours (a stale CQE of a rebuilt QP) */
+        const struct dat_recv_desc *d = &ep->rq[wc->wr_id & ep->rq_mask];
+        ep->rq_tail = wc->wr_id + 1;
+        ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
+        ev.event_data.dto_completion_event_data.transfered_length = wc->byte_len;
+        deliver = d->deliver;
+        notify = d->notify;
+    } else {
+        if (wc->wr_id < ep->sq_tail || wc->wr_id >= ep->sq_head)
+            return;
+        /* Every earlier DTO is done too: those without a CQE succeeded
+         * with their completion suppressed. */
+        const struct dat_req_desc *d = &ep->sq[wc->wr_id & ep->sq_mask];
+        ep->sq_tail = wc->wr_id + 1;
+        ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
+        ev.event_data.dto_completion_event_data.transfered_length = st == DAT_DTO_SUCCESS ? d->len : 0;
+        deliver = d->deliver;
+        notify = d->notify;
+    }
+    if (st != DAT_DTO_SUCCESS) {
+        deliver = notify = true;   /* failures are always reported */
+        if (st != DAT_DTO_ERR_FLUSHED &&
+            (ep->state == DAT_EP_STATE_CONNECTED || ep->state == DAT_EP_STATE_DISCONNECT_PENDING)) {
+            /* The QP is in error: the connection is broken for both peers. */
+            dat_cm_send_disconnect(ep, true);
+            dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_BROKEN);
+        }
+    }
+    if (deliver && !ep->freeing) {
+        ev.event_number = DAT_DTO_COMPLETION_EVENT;
+        ev.evd_handle = DAT_HANDLE_NULL;
+        ev.event_data.dto_completion_event_data.ep_handle = DAT_H(ep);
+        ev.event_data.dto_completion_event_data.status = st;
+        dat_evd_push(evd, &ev, notify);
+    }
+    if (ep->graceful)
+        dat_ep_check_graceful(ep);
+}
+
+/* --------------------------------------------------------------- create */
+
+static DAT_RETURN lookup_evd(DAT_EVD_HANDLE h, struct dat_ia *ia, DAT_EVD_FLAGS need, DAT_RETURN_SUBTYPE sub,
+                             struct dat_evd **out)
+{
+    *out = NULL;
+    if (h == DAT_HANDLE_NULL)
+        return DAT_SUCCESS;
+    struct dat_evd *e = (struct dat_evd *)dat_handle_lookup(h, DAT_HANDLE_TYPE_EVD);
+    if (!e || e->hdr.ia->dev != ia->dev || !(e->flags & need))
+        return DAT_ERR(DAT_INVALID_HANDLE, sub);
+    *out = e;
+    return DAT_SUCCESS;
+}
+
+static void ref_swap_evd(struct dat_evd **slot, struct dat_evd *nv)
+{
+    if (*slot)
+        (*slot)->refs--;
+    *slot = nv;
+    if (nv)
+        nv->refs++;
+}
+
+static void ref_swap_pz(struct dat_pz **slot, struct dat_pz *nv)
+{
+    if (*slot)
+        (*slot)->refs--;
+    *slot = nv;
+    if (nv)
+        nv->refs++;
+}
+
+static void set_configured_state(struct dat_ep *ep)
+{
+    ep->state = configured(ep) ? DAT_EP_STATE_UNCONNECTED : DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
+}
+
+DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_EVD_HANDLE recv_evd_handle,
+                         DAT_EVD_HANDLE request_evd_handle, DAT_EVD_HANDLE connect_evd_handle,
+                         const DAT_EP_ATTR *ep_attributes, DAT_EP_HANDLE *ep_handle)
+{
+    struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
+    if (!ia)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+    struct dat_pz *pz = NULL;
+    if (pz_handle != DAT_HANDLE_NULL) {
+        pz = (struct dat_pz *)dat_handle_lookup(pz_handle, DAT_HANDLE_TYPE_PZ);
+        if (!pz || pz->hdr.ia != ia)
+            return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+    }
+    struct dat_evd *recv, *req, *conn;
+    DAT_RETURN r;
+    if ((r = lookup_evd(recv_evd_handle, ia, DAT_EVD_DTO_FLAG, DAT_INVALID_HANDLE_EVD_RECV, &recv)) != DAT_SUCCESS ||
+        (r = lookup_evd(request_evd_handle, ia, DAT_EVD_DTO_FLAG, DAT_INVALID_HANDLE_EVD_REQUEST, &req)) != DAT_SUCCESS ||
+        (r = lookup_evd(connect_evd_handle, ia, DAT_EVD_CONNECTION_FLAG, DAT_INVALID_HANDLE_EVD_CONN, &conn)) != DAT_SUCCESS)
+        return r;
+    DAT_EP_ATTR attr;
+    if (ep_attributes) {
+        if (!attr_valid(ia->dev, ep_attributes))
+            return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+        attr = *ep_attributes;
+    } else {
+        default_attr(ia->dev, &attr);
+    }
+    if (!ep_handle)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+
+    struct dat_ep *ep = dat_zalloc(sizeof(*ep));
+    if (!ep)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    ep->hdr.ia = ia;   /* the QP is built before the handle exists */
+    ep->attr = attr;
+    ep->pz = pz;
+    ep->recv_evd = recv;
+    ep->req_evd = req;
+    ep->conn_evd = conn;
+    r = rings_alloc(ep);
+    if (r == DAT_SUCCESS && pz && req)
+        r = dat_ep_qp_build(ep, (uint8_t)attr.max_rdma_read_out);
+    if (r != DAT_SUCCESS || dat_handle_new(&ep->hdr, DAT_HANDLE_TYPE_EP, ia) == DAT_HANDLE_NULL) {
+        if (ep->qp)
+            rnic_qp_destroy(ep->qp), ia->dev->ep_by_qpn[ep->qpn] = NULL;
+        free(ep->sq);
+        free(ep->rq);
+        free(ep);
+        return r != DAT_SUCCESS ? r : DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    }
+    if (pz)
+        pz->refs++;
+    if (recv)
+        recv->refs++;
+    if (req)
+        req->refs++;
+    if (conn)
+        conn->refs++;
+    set_configured_state(ep);
+    dat_ia_link(ia, &ep->hdr);
+    *ep_handle = DAT_H(ep);
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_EVD_HANDLE recv_evd_handle,
+                                  DAT_EVD_HANDLE request_evd_handle, DAT_EVD_HANDLE connect_evd_handle,
+                                  DAT_SRQ_HANDLE srq_handle, const DAT_EP_ATTR *ep_attributes,
+                                  DAT_EP_HANDLE *ep_handle)
+{
+    (void)pz_handle;
+    (void)recv_evd_handle;
+    (void)request_evd_handle;
+    (void)connect_evd_handle;
+    (void)ep_attributes;
+    (void)ep_handle;
+    if (!dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA))
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+    /* No SRQ can exist (srq_supported is DAT_FALSE). */
+    (void)srq_handle;
+    return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+}
+
+/* ----------------------------------------------------------- query, modify */
+
+DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask, DAT_EP_PARAM *ep_param)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    if (ep_param_mask & ~DAT_EP_FIELD_ALL)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (!ep_param)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+    dat_progress_settled();
+    memset(ep_param, 0, sizeof(*ep_param));
+    ep_param->ia_handle = DAT_H(ep->hdr.ia);
+    ep_param->ep_state = ep->state;
+    ep_param->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->hdr.ia->addr;
+    ep_param->local_port_qual = ep->local_port;
+    ep_param->remote_ia_address_ptr = ep->remote_addr.sin_family ? (DAT_IA_ADDRESS_PTR)&ep->remote_addr : NULL;
+    ep_param->remote_port_qual = ep->remote_port;
+    ep_param->pz_handle = ep->pz ? DAT_H(ep->pz) : DAT_HANDLE_NULL;
+    ep_param->recv_evd_handle = ep->recv_evd ? DAT_H(ep->recv_evd) : DAT_HANDLE_NULL;
+    ep_param->request_evd_handle = ep->req_evd ? DAT_H(ep->req_evd) : DAT_HANDLE_NULL;
+    ep_param->connect_evd_handle = ep->conn_evd ? DAT_H(ep->conn_evd) : DAT_HANDLE_NULL;
+    ep_param->srq_handle = DAT_HANDLE_NULL;
+    ep_param->ep_attr = ep->attr;
+    return DAT_SUCCESS;
+}
+
+#define EP_MODIFIABLE                                                                                          \
+    (DAT_EP_FIELD_PZ_HANDLE | DAT_EP_FIELD_RECV_EVD_HANDLE | DAT_EP_FIELD_REQUEST_EVD_HANDLE |                  \
+     DAT_EP_FIELD_CONNECT_EVD_HANDLE | DAT_EP_FIELD_EP_ATTR_ALL)
+
+static void attr_merge(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK m, const DAT_EP_ATTR *n)
+{
+#define TAKE(bit, field) if (m & (bit)) a->field = n->field
+    TAKE(DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE, service_type);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
+    TAKE(DAT_EP_FIELD_EP_ATTR_QOS, qos);
+    TAKE(DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS, recv_completion_flags);
+    TAKE(DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS, request_completion_flags);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, max_recv_dtos);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, max_request_dtos);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, max_recv_iov);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, max_request_iov);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, max_rdma_read_in);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, max_rdma_read_out);
+    TAKE(DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, srq_soft_hw);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
+    TAKE(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
+    TAKE(DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR, ep_transport_specific_count);
+    TAKE(DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR, ep_transport_specific);
+    TAKE(DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR, ep_provider_specific_count);
+    TAKE(DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR, ep_provider_specific);
+#undef TAKE
+}
+
+DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask, const DAT_EP_PARAM *ep_param)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    if (ep_param_mask & ~(DAT_EP_PARAM_MASK)EP_MODIFIABLE)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (!ep_param)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+    if (ep->state != DAT_EP_STATE_UNCONNECTED && ep->state != DAT_EP_STATE_UNCONFIGURED_UNCONNECTED)
+        return dat_ep_state_error(ep->state);
+    /* The QP is rebuilt: receives already posted would be lost. */
+    if (!ep_idle(ep))
+        return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_RECV_WATERMARK);
+    struct dat_ia *ia = ep->hdr.ia;
+    struct dat_pz *pz = ep->pz;
+    struct dat_evd *recv = ep->recv_evd, *req = ep->req_evd, *conn = ep->conn_evd;
+    DAT_RETURN r;
+    if (ep_param_mask & DAT_EP_FIELD_PZ_HANDLE) {
+        pz = NULL;
+        if (ep_param->pz_handle != DAT_HANDLE_NULL) {
+            pz = (struct dat_pz *)dat_handle_lookup(ep_param->pz_handle, DAT_HANDLE_TYPE_PZ);
+            if (!pz || pz->hdr.ia != ia)
+                return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+        }
+    }
+    if ((ep_param_mask & DAT_EP_FIELD_RECV_EVD_HANDLE) &&
+        (r = lookup_evd(ep_param->recv_evd_handle, ia, DAT_EVD_DTO_FLAG, DAT_INVALID_HANDLE_EVD_RECV, &recv)))
+        return r;
+    if ((ep_param_mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) &&
+        (r = lookup_evd(ep_param->request_evd_handle, ia, DAT_EVD_DTO_FLAG, DAT_INVALID_HANDLE_EVD_REQUEST, &req)))
+        return r;
+    if ((ep_param_mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) &&
+        (r = lookup_evd(ep_param->connect_evd_handle, ia, DAT_EVD_CONNECTION_FLAG, DAT_INVALID_HANDLE_EVD_CONN, &conn)))
+        return r;
+    DAT_EP_ATTR attr = ep->attr;
+    attr_merge(&attr, ep_param_mask, &ep_param->ep_attr);
+    if (!attr_valid(ia->dev, &attr))
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+
+    qp_drop(ep);
+    ep->attr = attr;
+    ref_swap_pz(&ep->pz, pz);
+    ref_swap_evd(&ep->recv_evd, recv);
+    ref_swap_evd(&ep->req_evd, req);
+    ref_swap_evd(&ep->conn_evd, conn);
+    r = rings_alloc(ep);
+    if (r == DAT_SUCCESS && ep->pz && ep->req_evd)
+        r = dat_ep_qp_build(ep, (uint8_t)attr.max_rdma_read_out);
+    set_configured_state(ep);
+    if (r != DAT_SUCCESS)
+        ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
+    return r;
+}
+
+/* ------------------------------------------------------- free, reset, status */
+
+void dat_ep_destroy(struct dat_ep *ep)
+{
+    if (ep->conn) {
+        /* Abrupt: the peer learns the connection is gone. */
+        if (ep->state == DAT_EP_STATE_CONNECTED || ep->state == DAT_EP_STATE_DISCONNECT_PENDING ||
+            ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
+            ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+            dat_cm_send_disconnect(ep, false);
+        dat_cm_conn_release(ep->conn);
+        ep->conn = NULL;
+    }
+    if (ep->cr) {
+        ep->cr->local_ep = NULL;
+        ep->cr = NULL;
+    }
+    if (ep->rsp) {
+        ep->rsp->ep = NULL;
+        ep->rsp = NULL;
+    }
+    ep->freeing = true;
+    dat_ep_quiesce(ep);
+    qp_drop(ep);
+    ref_swap_pz(&ep->pz, NULL);
+    ref_swap_evd(&ep->recv_evd, NULL);
+    ref_swap_evd(&ep->req_evd, NULL);
+    ref_swap_evd(&ep->conn_evd, NULL);
+    dat_ia_unlink(&ep->hdr);
+    dat_handle_release(&ep->hdr);
+    free(ep->sq);
+    free(ep->rq);
+    free(ep);
+}
+
+DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    /* Reserved for an RSP: free the RSP first. */
+    if (ep->rsp)
+        return dat_ep_state_error(ep->state);
+    dat_ep_destroy(ep);
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    if (ep->state == DAT_EP_STATE_UNCONNECTED)
+        return DAT_SUCCESS;
+    if (ep->state != DAT_EP_STATE_DISCONNECTED)
+        return dat_ep_state_error(ep->state);
+    /* Flushed completions of the old connection are still reported. */
+    dat_ep_quiesce(ep);
+    qp_drop(ep);
+    DAT_RETURN r = rings_alloc(ep);
+    if (r == DAT_SUCCESS)
+        r = dat_ep_qp_build(ep, (uint8_t)ep->attr.max_rdma_read_out);
+    if (r != DAT_SUCCESS)
+        return r;
+    memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
+    ep->local_port = ep->remote_port = 0;
+    ep->pdata_len = 0;
+    ep->state = DAT_EP_STATE_UNCONNECTED;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state, DAT_BOOLEAN *recv_idle,
+                             DAT_BOOLEAN *request_idle)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    dat_progress_settled();
+    if (ep_state)
+        *ep_state = ep->state;
+    if (recv_idle)
+        *recv_idle = ep->rq_tail == ep->rq_head ? DAT_TRUE : DAT_FALSE;
+    if (request_idle)
+        *request_idle = ep->sq_tail == ep->sq_head ? DAT_TRUE : DAT_FALSE;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flags)
+{
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    if (close_flags != DAT_CLOSE_ABRUPT_FLAG && close_flags != DAT_CLOSE_GRACEFUL_FLAG)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    switch (ep->state) {
+    case DAT_EP_STATE_CONNECTED:
+        if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ep->sq_tail != ep->sq_head) {
+            /* In-flight requests finish first; receives are flushed after. */
+            ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
+            ep->graceful = true;
+            ep->graceful_deadline = rnic_cycles(ep->hdr.ia->dev->rdev) + GRACEFUL_LIMIT_US * dat_cycles_per_us();
+            return DAT_SUCCESS;
+        }
+        finish_disconnect(ep);
+        return DAT_SUCCESS;
+    case DAT_EP_STATE_DISCONNECT_PENDING:
+        if (close_flags == DAT_CLOSE_ABRUPT_FLAG)
+            finish_disconnect(ep);
+        return DAT_SUCCESS;
+    case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+    case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
+        /* Abandons the connection being set up. */
+        finish_disconnect(ep);
+        return DAT_SUCCESS;
+    default:
+        return dat_ep_state_error(ep->state);
+    }
+}
+
+DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle, DAT_COUNT *nbufs_allocated, DAT_COUNT *bufs_alloc_span)
+{
+    (void)nbufs_allocated;
+    (void)bufs_alloc_span;
+    if (!ep_lookup(ep_handle))
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    return DAT_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);   /* ep_recv_info_supported is 0 */
+}
+
+DAT_RETURN dat_ep_set_watermark(DAT_EP_HANDLE ep_handle, DAT_COUNT soft_high_watermark,
+                                DAT_COUNT hard_high_watermark)
+{
+    (void)soft_high_watermark;
+    (void)hard_high_watermark;
+    if (!ep_lookup(ep_handle))
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    return DAT_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);   /* watermarks are for SRQs */
+}

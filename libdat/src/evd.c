@@ -1,0 +1,395 @@
+/*
+ * Event dispatchers. Each EVD is a ring of DAT_EVENTs in host memory; an
+ * EVD that takes DTO or RMR-bind completions also owns a hardware CQ,
+ * drained into the ring whenever libdat runs (dequeue, wait, progress).
+ * Connection events are pushed by the connection manager.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dat_internal.h"
+
+#define EVD_FLAGS_ALL (DAT_EVD_SOFTWARE_FLAG | DAT_EVD_DEFAULT_FLAG)
+#define EVD_HW_FLAGS (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG)
+
+static struct dat_evd *evd_lookup(DAT_EVD_HANDLE h)
+{
+    return (struct dat_evd *)dat_handle_lookup(h, DAT_HANDLE_TYPE_EVD);
+}
+
+/* The standard has no subtype for an EVD handle outside a role (CR,
+ * request, receive, connect, async): EVD calls name it as handle 1. */
+#define BAD_EVD DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1)
+
+static DAT_RETURN cq_make(struct dat_evd *evd, uint32_t entries)
+{
+    struct dat_dev *dev = evd->hdr.ia->dev;
+    if (entries < DAT_RNIC_MIN_CQ)
+        entries = DAT_RNIC_MIN_CQ;
+    entries = dat_pow2_at_least(entries);
+    int rc = rnic_cq_create(dev->rdev, entries, &evd->cq);
+    if (rc == RNIC_E_NOMEM)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    if (rc != RNIC_OK)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+    evd->cq_entries = entries;
+    evd->cq_next = dev->cq_evds;
+    dev->cq_evds = evd;
+    return DAT_SUCCESS;
+}
+
+static void cq_unmake(struct dat_evd *evd)
+{
+    struct dat_dev *dev = evd->hdr.ia->dev;
+    for (struct dat_evd **p = &dev->cq_evds; *p; p = &(*p)->cq_next) {
+        if (*p == evd) {
+            *p = evd->cq_next;
+            break;
+        }
+    }
+    rnic_cq_destroy(evd->cq);
+    evd->cq = NULL;
+}
+
+DAT_RETURN dat_evd_make(struct dat_ia *ia, DAT_COUNT qlen, struct dat_cno *cno, DAT_EVD_FLAGS flags,
+                        struct dat_evd **out)
+{
+    struct dat_evd *evd = dat_zalloc(sizeof(*evd));
+    if (!evd)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    evd->q = calloc((size_t)qlen, sizeof(*evd->q));
+    if (!evd->q) {
+        free(evd);
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    }
+    evd->flags = flags;
+    evd->qlen = qlen;
+    evd->enabled = true;
+    evd->waitable = true;
+    if (dat_handle_new(&evd->hdr, DAT_HANDLE_TYPE_EVD, ia) == DAT_HANDLE_NULL) {
+        free(evd->q);
+        free(evd);
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    }
+    if (flags & EVD_HW_FLAGS) {
+        DAT_RETURN r = cq_make(evd, (uint32_t)qlen);
+        if (r != DAT_SUCCESS) {
+            dat_handle_release(&evd->hdr);
+            free(evd->q);
+            free(evd);
+            return r;
+        }
+    }
+    if (cno) {
+        evd->cno = cno;
+        cno->refs++;
+    }
+    dat_ia_link(ia, &evd->hdr);
+    *out = evd;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen, DAT_CNO_HANDLE cno_handle,
+                          DAT_EVD_FLAGS evd_flags, DAT_EVD_HANDLE *evd_handle)
+{
+    struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
+    if (!ia)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+    if (evd_min_qlen <= 0 || evd_min_qlen > DAT_RNIC_MAX_EVD_QLEN)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    struct dat_cno *cno = NULL;
+    if (cno_handle != DAT_HANDLE_NULL) {
+        cno = (struct dat_cno *)dat_handle_lookup(cno_handle, DAT_HANDLE_TYPE_CNO);
+        if (!cno || cno->hdr.ia != ia)
+            return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+    }
+    if (evd_flags == 0 || (evd_flags & ~EVD_FLAGS_ALL))
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+    if (!evd_handle)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+    struct dat_evd *evd;
+    DAT_RETURN r = dat_evd_make(ia, evd_min_qlen, cno, evd_flags, &evd);
+    if (r != DAT_SUCCESS)
+        return r;
+    /* Async errors go to the IA's one async EVD (DAT_EVD_DEFAULT_FLAG
+     * names the async stream too); an IA opened without one takes the first
+     * EVD created for that stream. */
+    if ((evd_flags & DAT_EVD_ASYNC_FLAG) && !ia->async_evd) {
+        ia->async_evd = evd;
+        ia->owns_async_evd = true;
+    }
+    *evd_handle = DAT_H(evd);
+    return DAT_SUCCESS;
+}
+
+void dat_evd_destroy(struct dat_evd *evd)
+{
+    if (evd->cq)
+        cq_unmake(evd);
+    if (evd->cno) {
+        if (evd->cno->triggered == evd)
+            evd->cno->triggered = NULL;
+        evd->cno->refs--;
+    }
+    dat_ia_unlink(&evd->hdr);
+    dat_handle_release(&evd->hdr);
+    free(evd->q);
+    free(evd);
+}
+
+DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    if (evd->refs > 0 || evd == evd->hdr.ia->async_evd)
+        return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+    dat_evd_destroy(evd);
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK evd_param_mask, DAT_EVD_PARAM *evd_param)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    if (evd_param_mask & ~DAT_EVD_FIELD_ALL)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (!evd_param)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+    evd_param->ia_handle = DAT_H(evd->hdr.ia);
+    evd_param->evd_qlen = evd->qlen;
+    evd_param->evd_state = (DAT_EVD_STATE)((evd->enabled ? DAT_EVD_STATE_ENABLED : DAT_EVD_STATE_DISABLED) |
+                                           (evd->waitable ? DAT_EVD_STATE_WAITABLE : DAT_EVD_STATE_UNWAITABLE) |
+                                           DAT_EVD_STATE_CONFIG_NOTIFY);
+    evd_param->cno_handle = evd->cno ? DAT_H(evd->cno) : DAT_HANDLE_NULL;
+    evd_param->evd_flags = evd->flags;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    if (evd_min_qlen <= 0 || evd_min_qlen > DAT_RNIC_MAX_EVD_QLEN)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (evd->cq)
+        dat_evd_drain_cq(evd);
+    if ((uint32_t)evd_min_qlen < evd->count)
+        return DAT_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+    struct dat_evq_entry *q = calloc((size_t)evd_min_qlen, sizeof(*q));
+    if (!q)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    for (uint32_t i = 0; i < evd->count; i++)
+        q[i] = evd->q[(evd->head + i) % (uint32_t)evd->qlen];
+    /* A bigger queue needs a bigger CQ; a CQ can only be replaced while no
+     * EP feeds it (its number is in their QP contexts). */
+    if (evd->cq && (uint32_t)evd_min_qlen > evd->cq_entries && evd->refs == 0) {
+        struct dat_evd tmp = *evd;
+        cq_unmake(evd);
+        if (cq_make(evd, (uint32_t)evd_min_qlen) != DAT_SUCCESS) {
+            /* Keep a CQ of the old size rather than none. */
+            evd->cq = NULL;
+            if (cq_make(evd, tmp.cq_entries) != DAT_SUCCESS) {
+                free(q);
+                return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+            }
+        }
+    }
+    free(evd->q);
+    evd->q = q;
+    evd->head = 0;
+    evd->qlen = evd_min_qlen;
+    return DAT_SUCCESS;
+}
+
+static void cno_trigger(struct dat_evd *evd)
+{
+    struct dat_cno *cno = evd->cno;
+    if (cno->triggered)
+        return;
+    cno->triggered = evd;
+    if (cno->agent.proxy_agent_func)
+        cno->agent.proxy_agent_func(cno->agent.instance_data, DAT_H(evd));
+}
+
+void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify)
+{
+    if (DAT_UNLIKELY(evd->count == (uint32_t)evd->qlen)) {
+        evd->overflowed = true;
+        struct dat_evd *async = evd->hdr.ia->async_evd;
+        if (async && async != evd && async->count < (uint32_t)async->qlen) {
+            DAT_EVENT a;
+            memset(&a, 0, sizeof(a));
+            a.event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW;
+            a.event_data.asynch_error_event_data.dat_handle = DAT_H(evd);
+            a.event_data.asynch_error_event_data.reason = DAT_EVD_OVERFLOW_ERROR;
+            dat_evd_push(async, &a, true);
+        }
+        return;
+    }
+    struct dat_evq_entry *e = &evd->q[(evd->head + evd->count) % (uint32_t)evd->qlen];
+    e->ev = *ev;
+    e->ev.evd_handle = DAT_H(evd);
+    e->notify = notify;
+    evd->count++;
+    if (notify) {
+        evd->n_notify++;
+        if (evd->enabled && evd->cno)
+            cno_trigger(evd);
+    }
+}
+
+static void evd_pop(struct dat_evd *evd, DAT_EVENT *out)
+{
+    struct dat_evq_entry *e = &evd->q[evd->head];
+    *out = e->ev;
+    if (e->notify)
+        evd->n_notify--;
+    evd->head = (evd->head + 1) % (uint32_t)evd->qlen;
+    evd->count--;
+}
+
+void dat_evd_drain_cq(struct dat_evd *evd)
+{
+    struct dat_dev *dev = evd->hdr.ia->dev;
+    struct rnic_wc wc[8];
+    int n;
+    do {
+        n = rnic_cq_poll(evd->cq, wc, 8);
+        for (int i = 0; i < n; i++) {
+            struct dat_ep *ep = wc[i].qpn < dev->info.num_qp ? dev->ep_by_qpn[wc[i].qpn] : NULL;
+            if (ep)
+                dat_ep_complete(ep, evd, &wc[i]);
+        }
+    } while (n == 8);
+}
+
+DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (evd->count == (uint32_t)evd->qlen)
+        return DAT_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+    dat_evd_push(evd, event, true);
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (DAT_UNLIKELY(!evd))
+        return BAD_EVD;
+    if (DAT_UNLIKELY(!event))
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (evd->count == 0) {
+        /* A DTO-only EVD needs only its CQ; connection streams need the
+         * connection manager to run. */
+        if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG | DAT_EVD_ASYNC_FLAG))
+            dat_progress_settled();
+        else if (evd->cq)
+            dat_evd_drain_cq(evd);
+        if (evd->count == 0)
+            return DAT_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+    }
+    evd_pop(evd, event);
+    return DAT_SUCCESS;
+}
+
+struct wait_arg {
+    struct dat_evd *evd;
+    uint32_t threshold;
+};
+
+static bool evd_ready(void *p)
+{
+    const struct wait_arg *w = p;
+    return w->evd->n_notify > 0 && w->evd->count >= w->threshold;
+}
+
+DAT_RETURN dat_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout, DAT_COUNT threshold, DAT_EVENT *event,
+                        DAT_COUNT *nmore)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    if (threshold < 1 || threshold > evd->qlen)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+    if (!event)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+    if (!nmore)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+    if (!evd->waitable)
+        return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
+    struct wait_arg w = { evd, (uint32_t)threshold };
+    DAT_RETURN r = dat_wait_for(evd->hdr.ia->dev, timeout, evd_ready, &w);
+    if (r != DAT_SUCCESS) {
+        *nmore = (DAT_COUNT)evd->count;
+        return r;
+    }
+    evd_pop(evd, event);
+    *nmore = (DAT_COUNT)evd->count;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_enable(DAT_EVD_HANDLE evd_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    evd->enabled = true;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_disable(DAT_EVD_HANDLE evd_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    evd->enabled = false;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    evd->waitable = false;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    evd->waitable = true;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_evd_modify_cno(DAT_EVD_HANDLE evd_handle, DAT_CNO_HANDLE cno_handle)
+{
+    struct dat_evd *evd = evd_lookup(evd_handle);
+    if (!evd)
+        return BAD_EVD;
+    struct dat_cno *cno = NULL;
+    if (cno_handle != DAT_HANDLE_NULL) {
+        cno = (struct dat_cno *)dat_handle_lookup(cno_handle, DAT_HANDLE_TYPE_CNO);
+        if (!cno || cno->hdr.ia != evd->hdr.ia)
+            return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+    }
+    if (evd->cno) {
+        if (evd->cno->triggered == evd)
+            evd->cno->triggered = NULL;
+        evd->cno->refs--;
+    }
+    evd->cno = cno;
+    if (cno)
+        cno->refs++;
+    return DAT_SUCCESS;
+}

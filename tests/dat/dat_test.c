@@ -1,0 +1,147 @@
+/* Helpers shared by the DAT tests (see dat_test.h). */
+#include "dat_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int dt_failures, dt_checks;
+
+int dt_finish(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, dt_checks, dt_failures);
+    return dt_failures ? 1 : 0;
+}
+
+#define MUST(call)                                                                      \
+    do {                                                                                \
+        DAT_RETURN r_ = (call);                                                         \
+        if (r_ != DAT_SUCCESS) {                                                        \
+            const char *ma = "?", *mi = "?";                                            \
+            dat_strerror(r_, &ma, &mi);                                                 \
+            fprintf(stderr, "%s:%d: fixture step %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
+            exit(2);                                                                    \
+        }                                                                               \
+    } while (0)
+
+void dt_side_open(struct dt_side *s, int i, const DAT_EP_ATTR *ep_attr)
+{
+    memset(s, 0, sizeof(*s));
+    char name[16];
+    snprintf(name, sizeof(name), "rnic%d", i);
+    s->async_evd = DAT_HANDLE_NULL;
+    MUST(dat_ia_open(name, 8, &s->async_evd, &s->ia));
+    MUST(dat_pz_create(s->ia, &s->pz));
+    MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->req_evd));
+    MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->recv_evd));
+    MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_evd));
+    MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &s->cr_evd));
+    MUST(dat_ep_create(s->ia, s->pz, s->recv_evd, s->req_evd, s->conn_evd, ep_attr, &s->ep));
+    s->buf = aligned_alloc(4096, DT_BUF);
+    memset(s->buf, 0, DT_BUF);
+    DAT_REGION_DESCRIPTION r = { .for_va = s->buf };
+    DAT_VLEN size;
+    DAT_VADDR addr;
+    MUST(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, DT_BUF, s->pz, DAT_MEM_PRIV_ALL_FLAG, &s->lmr, &s->lmr_ctx,
+                        &s->rmr_ctx, &size, &addr));
+}
+
+void dt_side_close(struct dt_side *s)
+{
+    /* Abrupt close frees whatever the test left behind. */
+    MUST(dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG));
+    free(s->buf);
+    memset(s, 0, sizeof(*s));
+}
+
+DAT_IA_ADDRESS_PTR dt_addr(DAT_IA_HANDLE ia)
+{
+    DAT_IA_ATTR a;
+    MUST(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a, 0, NULL));
+    return a.ia_address_ptr;
+}
+
+DAT_RETURN dt_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout_us, DAT_EVENT *ev)
+{
+    DAT_COUNT more;
+    return dat_evd_wait(evd, timeout_us, 1, ev, &more);
+}
+
+int dt_wait_dto(DAT_EVD_HANDLE evd, DAT_DTO_COMPLETION_EVENT_DATA *out)
+{
+    DAT_EVENT ev;
+    if (dt_wait(evd, DT_WAIT_US, &ev) != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT)
+        return -1;
+    if (out)
+        *out = ev.event_data.dto_completion_event_data;
+    return ev.event_data.dto_completion_event_data.status;
+}
+
+DAT_EVENT_NUMBER dt_wait_number(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout_us)
+{
+    DAT_EVENT ev;
+    if (dt_wait(evd, timeout_us, &ev) != DAT_SUCCESS)
+        return (DAT_EVENT_NUMBER)0;
+    return ev.event_number;
+}
+
+void dt_pair_open(struct dt_pair *p, const DAT_EP_ATTR *attr0, const DAT_EP_ATTR *attr1)
+{
+    memset(p, 0, sizeof(*p));
+    dt_side_open(&p->s[0], 0, attr0);
+    dt_side_open(&p->s[1], 1, attr1);
+    MUST(dat_psp_create_any(p->s[1].ia, &p->qual, p->s[1].cr_evd, DAT_PSP_CONSUMER_FLAG, &p->psp));
+}
+
+void dt_pair_connect(struct dt_pair *p)
+{
+    MUST(dat_ep_connect(p->s[0].ep, dt_addr(p->s[1].ia), p->qual, DT_WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
+                        DAT_CONNECT_DEFAULT_FLAG));
+    DAT_EVENT ev;
+    MUST(dt_wait(p->s[1].cr_evd, DT_WAIT_US, &ev));
+    if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
+        fprintf(stderr, "fixture: event 0x%x instead of a connection request\n", ev.event_number);
+        exit(2);
+    }
+    MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, p->s[1].ep, 0, NULL));
+    for (int i = 0; i < 2; i++) {
+        MUST(dt_wait(p->s[i].conn_evd, DT_WAIT_US, &ev));
+        if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED) {
+            fprintf(stderr, "fixture: side %d got event 0x%x instead of ESTABLISHED\n", i, ev.event_number);
+            exit(2);
+        }
+    }
+}
+
+void dt_pair_close(struct dt_pair *p)
+{
+    dt_side_close(&p->s[0]);
+    dt_side_close(&p->s[1]);
+}
+
+DAT_LMR_TRIPLET dt_iov(const struct dt_side *s, size_t off, size_t len)
+{
+    DAT_LMR_TRIPLET t = { s->lmr_ctx, 0, (DAT_VADDR)(uintptr_t)(s->buf + off), len };
+    return t;
+}
+
+DAT_RMR_TRIPLET dt_remote(const struct dt_side *s, size_t off, size_t len)
+{
+    DAT_RMR_TRIPLET t = { s->rmr_ctx, 0, (DAT_VADDR)(uintptr_t)(s->buf + off), len };
+    return t;
+}
+
+DAT_DTO_COOKIE dt_cookie(uint64_t v)
+{
+    DAT_DTO_COOKIE c;
+    c.as_64 = v;
+    return c;
+}
+
+void dt_fill(uint8_t *b, size_t n, unsigned seed)
+{
+    uint32_t x = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        b[i] = (uint8_t)(x >> 24);
+    }
+}

@@ -1,0 +1,112 @@
+/*
+ * Helpers for the DAT conformance tests: checks that count failures, and
+ * a fixture with both NICs open through DAT (rnic0 = side 0, rnic1 =
+ * side 1), a connected EP pair and registered buffers. Public API only.
+ */
+#ifndef DAT_TEST_H
+#define DAT_TEST_H
+
+#include <dat/udat.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+extern int dt_failures, dt_checks;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        dt_checks++;                                                                    \
+        if (!(cond)) {                                                                  \
+            dt_failures++;                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                  \
+    do {                                                                                \
+        long long a_ = (long long)(a), b_ = (long long)(b);                             \
+        dt_checks++;                                                                    \
+        if (a_ != b_) {                                                                 \
+            dt_failures++;                                                              \
+            fprintf(stderr, "%s:%d: %s == %lld (0x%llx), expected %s == %lld (0x%llx)\n", __FILE__, __LINE__, \
+                    #a, a_, (unsigned long long)a_, #b, b_, (unsigned long long)b_);    \
+        }                                                                               \
+    } while (0)
+
+/* A call's result: type and subtype both. */
+#define CHECK_RET(call, type, sub)                                                      \
+    do {                                                                                \
+        DAT_RETURN r_ = (call);                                                         \
+        dt_checks++;                                                                    \
+        if (DAT_GET_TYPE(r_) != (DAT_UINT32)(type) || DAT_GET_SUBTYPE(r_) != (DAT_UINT32)(sub)) { \
+            dt_failures++;                                                              \
+            const char *ma = "?", *mi = "?";                                            \
+            dat_strerror(r_, &ma, &mi);                                                 \
+            fprintf(stderr, "%s:%d: %s -> %s/%s (0x%x), expected %s/%s\n", __FILE__, __LINE__, #call, ma, mi, \
+                    (unsigned)r_, #type, #sub);                                         \
+        }                                                                               \
+    } while (0)
+#define CHECK_OK(call) CHECK_RET(call, DAT_SUCCESS, DAT_NO_SUBTYPE)
+/* Only the type (the man pages name no subtype). */
+#define CHECK_TYPE(call, type)                                                          \
+    do {                                                                                \
+        DAT_RETURN r_ = (call);                                                         \
+        dt_checks++;                                                                    \
+        if (DAT_GET_TYPE(r_) != (DAT_UINT32)(type)) {                                   \
+            dt_failures++;                                                              \
+            const char *ma = "?", *mi = "?";                                            \
+            dat_strerror(r_, &ma, &mi);                                                 \
+            fprintf(stderr, "%s:%d: %s -> %s/%s, expected %s\n", __FILE__, __LINE__, #call, ma, mi, #type); \
+        }                                                                               \
+    } while (0)
+
+int dt_finish(const char *name);
+
+/* Microseconds of NIC time the tests wait for something that must come. */
+#define DT_WAIT_US 20000u   /* 5 M cycles: ~3 s of host time at worst */
+
+#define DT_BUF 65536u
+
+struct dt_side {
+    DAT_IA_HANDLE ia;
+    DAT_EVD_HANDLE async_evd, req_evd, recv_evd, conn_evd, cr_evd;
+    DAT_PZ_HANDLE pz;
+    DAT_EP_HANDLE ep;
+    uint8_t *buf;                      /* DT_BUF bytes, registered with every privilege */
+    DAT_LMR_HANDLE lmr;
+    DAT_LMR_CONTEXT lmr_ctx;
+    DAT_RMR_CONTEXT rmr_ctx;
+};
+
+struct dt_pair {
+    struct dt_side s[2];
+    DAT_PSP_HANDLE psp;
+    DAT_CONN_QUAL qual;
+};
+
+/* Opens side i on rnic<i> with its PZ, EVDs, an EP (ep_attr may be NULL)
+ * and its buffer. */
+void dt_side_open(struct dt_side *s, int i, const DAT_EP_ATTR *ep_attr);
+void dt_side_close(struct dt_side *s);
+/* Both sides, and side 0 connected to side 1 (through a PSP on side 1). */
+void dt_pair_open(struct dt_pair *p, const DAT_EP_ATTR *attr0, const DAT_EP_ATTR *attr1);
+void dt_pair_connect(struct dt_pair *p);
+void dt_pair_close(struct dt_pair *p);
+
+/* The next event of evd (DAT_TIMEOUT_EXPIRED if none in timeout_us). */
+DAT_RETURN dt_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout_us, DAT_EVENT *ev);
+/* Waits for one DTO completion and returns its status (-1: none came). */
+int dt_wait_dto(DAT_EVD_HANDLE evd, DAT_DTO_COMPLETION_EVENT_DATA *out);
+/* Waits for one event and returns its number (0: none came). */
+DAT_EVENT_NUMBER dt_wait_number(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout_us);
+
+DAT_LMR_TRIPLET dt_iov(const struct dt_side *s, size_t off, size_t len);
+DAT_RMR_TRIPLET dt_remote(const struct dt_side *s, size_t off, size_t len);
+DAT_DTO_COOKIE dt_cookie(uint64_t v);
+void dt_fill(uint8_t *b, size_t n, unsigned seed);
+
+/* The IA address of side s (what dat_ia_query reports). */
+DAT_IA_ADDRESS_PTR dt_addr(DAT_IA_HANDLE ia);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * dat_lmr_sync_rdma_read(3DAT) / dat_lmr_sync_rdma_write(3DAT): the
+ * provider says whether they are needed (lmr_sync_req); on this coherent
+ * host they check their arguments and succeed.
+ */
+#include "dat_test.h"
+
+#include <string.h>
+
+typedef DAT_RETURN (*sync_fn)(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *, DAT_VLEN);
+
+static void check_sync(sync_fn sync, struct dt_pair *p)
+{
+    struct dt_side *a = &p->s[0], *b = &p->s[1];
+    /* Segments of different LMRs in different PZs, in one call. */
+    DAT_PZ_HANDLE pz2;
+    CHECK_OK(dat_pz_create(a->ia, &pz2));
+    DAT_REGION_DESCRIPTION r = { .for_va = a->buf + 32768 };
+    DAT_LMR_HANDLE l2;
+    DAT_LMR_CONTEXT c2;
+    CHECK_OK(dat_lmr_create(a->ia, DAT_MEM_TYPE_VIRTUAL, r, 4096, pz2, DAT_MEM_PRIV_ALL_FLAG, &l2, &c2, NULL, NULL,
+                            NULL));
+    DAT_LMR_TRIPLET segs[3] = { dt_iov(a, 0, 100), { c2, 0, (DAT_VADDR)(uintptr_t)(a->buf + 32768), 4096 },
+                                dt_iov(a, DT_BUF - 1, 1) };
+    CHECK_OK(sync(a->ia, segs, 3));
+    CHECK_OK(sync(a->ia, segs, 0));
+    CHECK_OK(sync(a->ia, NULL, 0));
+    /* An empty segment's other members are irrelevant. */
+    DAT_LMR_TRIPLET empty = { 0xBAD, 0, 0, 0 };
+    CHECK_OK(sync(a->ia, &empty, 1));
+    /* A range outside its LMR, at either end. */
+    DAT_LMR_TRIPLET out[2] = { dt_iov(a, 0, 100), dt_iov(a, DT_BUF - 1, 2) };
+    CHECK_RET(sync(a->ia, out, 2), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    out[1] = dt_iov(a, 0, 16);
+    out[1].virtual_address -= 1;
+    CHECK_RET(sync(a->ia, out, 2), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    out[1] = segs[1];
+    out[1].segment_length = 4097;
+    CHECK_RET(sync(a->ia, out, 2), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    /* An LMR context that is not one (never issued, destroyed, another IA's). */
+    DAT_LMR_TRIPLET bad = dt_iov(a, 0, 16);
+    bad.lmr_context = 0x00FFFF01;
+    CHECK_RET(sync(a->ia, &bad, 1), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    CHECK_OK(dat_lmr_free(l2));
+    CHECK_RET(sync(a->ia, &segs[1], 1), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    DAT_LMR_TRIPLET theirs = dt_iov(b, 0, 16);
+    CHECK_RET(sync(a->ia, &theirs, 1), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    CHECK_RET(sync(a->ia, NULL, 1), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    /* Handles. */
+    CHECK_RET(sync(a->pz, segs, 1), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+    CHECK_RET(sync(DAT_HANDLE_NULL, segs, 1), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+    CHECK_OK(dat_pz_free(pz2));
+}
+
+/* The pattern the write page describes: the initiator WRITEs, then SENDs
+ * the range; the target syncs it and reads the data. */
+static void write_then_sync(struct dt_pair *p)
+{
+    struct dt_side *a = &p->s[0], *b = &p->s[1];
+    DAT_LMR_TRIPLET note = dt_iov(b, 60000, 24);
+    CHECK_OK(dat_ep_post_recv(b->ep, 1, &note, dt_cookie(1), 0));
+    dt_fill(a->buf, 2048, 77);
+    DAT_LMR_TRIPLET src = dt_iov(a, 0, 2048);
+    DAT_RMR_TRIPLET dst = dt_remote(b, 4096, 2048);
+    CHECK_OK(dat_ep_post_rdma_write(a->ep, 1, &src, dt_cookie(2), &dst, DAT_COMPLETION_SUPPRESS_FLAG));
+    DAT_LMR_TRIPLET range = { b->lmr_ctx, 0, dst.target_address, dst.segment_length };
+    memcpy(a->buf + 8192, &range, sizeof(range));
+    DAT_LMR_TRIPLET msg = dt_iov(a, 8192, sizeof(range));
+    CHECK_OK(dat_ep_post_send(a->ep, 1, &msg, dt_cookie(3), 0));
+    CHECK_EQ(dt_wait_dto(b->recv_evd, NULL), DAT_DTO_SUCCESS);
+    DAT_LMR_TRIPLET got;
+    memcpy(&got, b->buf + 60000, sizeof(got));
+    CHECK_OK(dat_lmr_sync_rdma_write(b->ia, &got, 1));
+    CHECK(memcmp(b->buf + 4096, a->buf, 2048) == 0);
+    CHECK_EQ(dt_wait_dto(a->req_evd, NULL), DAT_DTO_SUCCESS);
+}
+
+int main(void)
+{
+    struct dt_pair p;
+    dt_pair_open(&p, NULL, NULL);
+    DAT_PROVIDER_ATTR pa;
+    CHECK_OK(dat_ia_query(p.s[0].ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_LMR_SYNC_REQ, &pa));
+    CHECK_EQ(pa.lmr_sync_req, DAT_FALSE);   /* the simulated host is coherent */
+    check_sync(dat_lmr_sync_rdma_read, &p);
+    check_sync(dat_lmr_sync_rdma_write, &p);
+    dt_pair_connect(&p);
+    write_then_sync(&p);
+    dt_pair_close(&p);
+    return dt_finish("test_lmr_sync");
+}

@@ -1,0 +1,87 @@
+// The bench's own minimal driver: programs a NIC of the Fabric through its
+// BAR and its host memory the way docs/register-map.md says software must
+// (staging registers + commands, rings in host memory, doorbells, CQEs with
+// a phase bit). It is written from the spec, not from driver/, so the RTL is
+// checked against the spec rather than against the driver's reading of it.
+#ifndef RTL_CORE_BENCH_DRIVER_H
+#define RTL_CORE_BENCH_DRIVER_H
+
+#include <cstdint>
+#include <vector>
+
+#include "fabric.h"
+
+struct Sge {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t lkey;
+};
+
+struct Cq {
+    int nic = 0;
+    unsigned num = 0, log = 0;
+    uint64_t ring = 0;
+    uint16_t ci = 0;
+};
+
+struct Qp {
+    int nic = 0;
+    unsigned num = 0, sq_log = 0, rq_log = 0, scq = 0, rcq = 0;
+    uint64_t sq = 0, rq = 0;
+    uint16_t sq_pi = 0, rq_pi = 0, pz = 0;
+};
+
+struct Cqe {
+    unsigned status = 0, opcode = 0, qpn = 0, wqe_idx = 0, is_recv = 0, phase = 0;
+    uint32_t byte_len = 0;
+    uint64_t wr_id = 0;
+};
+
+struct SendWr {
+    unsigned opcode = 0, flags = 1;   // SIGNALED by default
+    uint64_t remote_addr = 0;
+    uint32_t rkey = 0;
+    std::vector<Sge> sg;
+    uint64_t wr_id = 0;
+};
+
+class BenchDriver {
+public:
+    explicit BenchDriver(Fabric &f) : f_(f) {}
+
+    // Port identity as the team brief assigns it: NIC i is 02:00:00:00:00:0(i+1), 10.0.0.(i+1).
+    void open(int n);
+    static uint32_t key(uint32_t index, uint8_t key8) { return index << 8 | key8; }
+    void pt_write(int n, uint32_t index, uint8_t key8, uint16_t pz, uint64_t base, uint64_t len,
+                  unsigned rights, unsigned state = 1 /* VALID */);
+    Cq cq_create(int n, unsigned num, unsigned log);
+    // QP in INIT with rings of 2^sq_log / 2^rq_log WQEs.
+    Qp qp_create(int n, unsigned num, const Cq &scq, const Cq &rcq, uint16_t pz, uint32_t flags,
+                 unsigned sq_log = 6, unsigned rq_log = 6);
+    // Both QPs to RTS, each naming the other; a's first PSN is psn_a, b's psn_b.
+    void connect(Qp &a, Qp &b, uint32_t psn_a = 0x100, uint32_t psn_b = 0x200);
+    uint32_t qp_state(int n, unsigned qpn);
+    void qp_cmd(int n, unsigned qpn, unsigned cmd);
+
+    void write_wqe(const Qp &q, bool send_ring, uint16_t idx, const uint64_t w[16]);
+    // Writes the WQE at the producer index; rings the doorbell unless told not to.
+    void post_send(Qp &q, const SendWr &wr, bool ring = true);
+    void post_recv(Qp &q, const std::vector<Sge> &sg, uint64_t wr_id, bool ring = true);
+    void post_raw(Qp &q, const uint64_t w[16], bool ring = true);
+    void ring_sq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(0x1000 + 8 * q.num), q.sq_pi); }
+    void ring_rq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(0x1004 + 8 * q.num), q.rq_pi); }
+
+    // One CQE if the slot at the consumer index holds a new one (phase bit).
+    bool poll(Cq &cq, Cqe &out, bool ring_db = true);
+    // Clocks the fabric until a CQE arrives; false after `budget` cycles.
+    bool wait_cqe(Cq &cq, Cqe &out, uint64_t budget = 2000000);
+    // Clocks until both NICs are quiet (no frame, DMA or BAR activity) for `quiet` cycles.
+    void settle(unsigned quiet = 400);
+
+    Fabric &fabric() { return f_; }
+
+private:
+    Fabric &f_;
+};
+
+#endif

@@ -1,0 +1,141 @@
+// Two verilated RNICs back to back, each with its own host memory, served
+// cycle by cycle by small C++ models of the platform: the DMA read and write
+// channels (with latency, optional random back-pressure and an IOMMU that
+// refuses unmapped ranges), the BAR, and a link per direction (latency, a
+// hook that can drop or corrupt a frame, a capture of every frame). The
+// models also check the NIC's side of every handshake (docs/rtl-interfaces.md)
+// and count each violation in protocol_errors.
+#ifndef RTL_CORE_FABRIC_H
+#define RTL_CORE_FABRIC_H
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "host_memory.h"
+
+class VerilatedContext;
+class Vrnic_top;
+
+struct FabricConfig {
+    unsigned dma_latency = 16;    // cycles from request to first data / burst to completion
+    unsigned link_latency = 20;   // cycles from the last beat of a frame out to its first beat in
+    unsigned stall_pct = 0;       // chance (%) per cycle of a stall on each platform handshake
+    uint32_t seed = 1;
+    bool capture = true;          // keep every frame sent, per sender
+};
+
+struct TraceEvent {
+    uint64_t cycle;
+    unsigned event;
+    unsigned qpn;
+    uint64_t arg;
+};
+
+struct DmaWriteRecord {
+    uint64_t cycle, addr;
+    unsigned len;
+    bool err;
+};
+
+class Fabric {
+public:
+    explicit Fabric(const FabricConfig &cfg);
+    ~Fabric();
+
+    Vrnic_top &dut(int n) { return *nic_[n].dut; }
+    HostMemory &mem(int n) { return *nic_[n].mem; }
+    uint64_t now() const { return cycle_; }
+    bool irq(int n) const;   // the interrupt line as it is now
+
+    void reset();                 // rst_n low for a few cycles, every model emptied
+    void step();                  // one clock cycle of both NICs and the platform
+    void run(uint64_t cycles) {
+        for (uint64_t i = 0; i < cycles; i++) step();
+    }
+
+    void bar_write(int n, uint16_t addr, uint32_t value);   // one cycle
+    uint32_t bar_read(int n, uint16_t addr);                // two cycles
+
+    // Called on every frame leaving NIC `from` before it reaches the peer;
+    // return false to drop it. It may change the bytes.
+    std::function<bool(int from, std::vector<uint8_t> &frame)> link_hook;
+
+    std::vector<std::vector<uint8_t>> sent[2];   // frames each NIC sent (capture on)
+    uint64_t frames_sent[2] = {0, 0};
+    std::vector<TraceEvent> events[2];
+    std::vector<DmaWriteRecord> writes[2];       // every DMA write burst, in order
+    uint64_t dma_read_bytes[2] = {0, 0}, dma_write_bytes[2] = {0, 0};
+    unsigned protocol_errors = 0;
+
+    void set_stall_pct(unsigned pct) { cfg_.stall_pct = pct; }
+    void set_link_latency(unsigned c) { cfg_.link_latency = c; }
+
+private:
+    struct ReadReq {
+        uint64_t addr;
+        unsigned len, tag;
+        uint64_t due;
+    };
+    struct Cpl {
+        unsigned tag;
+        bool err;
+        uint64_t due;
+    };
+    struct Frame {
+        std::vector<uint8_t> bytes;
+        uint64_t due;
+    };
+    struct Nic {
+        std::unique_ptr<Vrnic_top> dut;
+        std::unique_ptr<HostMemory> mem;
+        // read channel
+        std::deque<ReadReq> rd_q;
+        unsigned rd_beat = 0;
+        bool rd_presenting = false;
+        bool rd_req_ready = false;
+        // write channel
+        bool wr_in_burst = false;
+        uint64_t wr_addr = 0;
+        unsigned wr_len = 0, wr_tag = 0, wr_beats = 0;
+        std::vector<uint8_t> wr_buf;
+        bool wr_ready = false;
+        std::deque<Cpl> cpl_q;
+        // BAR
+        bool bar_valid = false, bar_write = false;
+        uint16_t bar_addr = 0;
+        uint32_t bar_wdata = 0;
+        bool bar_expect_rsp = false;
+        uint32_t bar_rdata = 0;
+        // transmit side of this NIC and receive side
+        std::vector<uint8_t> tx_acc;
+        bool tx_ready = false;
+        std::deque<Frame> rx_q;        // frames on their way to this NIC
+        size_t rx_off = 0;
+        bool rx_presenting = false;
+        // handshake stability checks
+        bool prev_rd_req_pending = false, prev_wr_pending = false, prev_tx_pending = false;
+        uint64_t prev_rd_addr = 0, prev_wr_addr = 0, prev_wr_data = 0, prev_tx_data = 0;
+        unsigned prev_rd_len = 0, prev_wr_len = 0, prev_tx_keep = 0;
+    };
+
+    bool stall();
+    void drive(int n);
+    void sample(int n);
+    void violation(int n, const char *what);
+    void dump();   // waveform sample (bench built with RTL_CORE_VCD=ON)
+
+    FabricConfig cfg_;
+    std::unique_ptr<VerilatedContext> ctx_;
+    Nic nic_[2];
+    struct Waves;
+    std::unique_ptr<Waves> waves_;   // null unless waveforms were asked for
+    uint64_t cycle_ = 0;
+    std::mt19937 rng_;
+    bool debug_;   // RTL_CORE_DEBUG set: print every frame and trace event
+};
+
+#endif

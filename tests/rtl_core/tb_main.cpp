@@ -1,0 +1,35 @@
+// tb_rnic_core TEST...: runs the named rtl_core tests (or `all`, or `list`).
+#include <cstdio>
+#include <cstring>
+
+#include "bench_common.h"
+#include "verilated.h"
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s TEST... | all | list\n", argv[0]);
+        return 2;
+    }
+    if (std::strcmp(argv[1], "list") == 0) {
+        for (const TestCase &t : test_registry()) std::printf("%s\n", t.name);
+        return 0;
+    }
+    int ran = 0;
+    for (int a = 1; a < argc; a++) {
+        bool found = false;
+        for (const TestCase &t : test_registry()) {
+            if (std::strcmp(argv[a], "all") != 0 && std::strcmp(argv[a], t.name) != 0) continue;
+            found = true;
+            int before = g_failures;
+            t.fn();
+            std::printf("%-14s %s\n", t.name, g_failures == before ? "ok" : "FAILED");
+            ran++;
+        }
+        if (!found) {
+            std::fprintf(stderr, "unknown test %s\n", argv[a]);
+            return 2;
+        }
+    }
+    std::printf("%d test(s), %d checks, %d failed\n", ran, g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}

@@ -11,7 +11,12 @@
 // Each QP has up to MAX_RD_ATOMIC requester WQEs in flight (sent, waiting
 // for their ACK or READ responses), completed in order. A WQE with the
 // FENCE flag waits until every earlier WQE of its QP has completed,
-// outstanding RDMA READs included; nothing else waits. Per-packet state that
+// outstanding RDMA READs included.
+//
+// A BIND takes its place among the WQEs in flight and commits its window
+// when it is the oldest (every earlier WQE completed: a bind that an earlier
+// error flushes never changes the window), and every later WQE of its QP
+// waits until it has committed (the bind fence). Nothing else waits. Per-packet state that
 // a multi-packet message needs (write cursor, receive cursor, read cursor)
 // is kept per QP; WQEs are re-read from the rings when a later packet needs
 // their scatter list, instead of being cached on chip.
@@ -73,6 +78,7 @@ module rnic_engine #(
   output logic [31:0] lchk_len,
   input  logic        lchk_rsp_valid,
   input  logic [2:0]  lchk_verdict,
+  output logic [1:0]  lchk_mode,
   output logic        rchk_valid,
   output logic [31:0] rchk_key,
   output logic [15:0] rchk_pz,
@@ -81,6 +87,19 @@ module rnic_engine #(
   output logic [31:0] rchk_len,
   input  logic        rchk_rsp_valid,
   input  logic [2:0]  rchk_verdict,
+
+  // A BIND's commit of its window (rnic_ptable's bind port).
+  output logic        bind_valid,
+  output logic [23:0] bind_index,
+  output logic [7:0]  bind_key,
+  output logic [15:0] bind_pz,
+  output logic [63:0] bind_base,
+  output logic [63:0] bind_len,
+  output logic [3:0]  bind_rights,
+  output logic [1:0]  bind_state,
+  output logic [31:0] bind_link,
+  input  logic        bind_done,
+  input  logic        bind_ok,
 
   output logic        dma_rd_req_valid,
   input  logic        dma_rd_req_ready,
@@ -131,6 +150,7 @@ module rnic_engine #(
   localparam int unsigned DW  = $clog2(D);
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
   localparam logic [31:0] V_OK = 32'(rnic_pkg::PT_VERDICT_OK);
+  localparam logic [7:0]  OP_BIND = 8'(rnic_pkg::OP_BIND);
 
   // ------------------------------------------------------------ contexts
   logic [1:0]  q_state [NUM_QP];
@@ -155,6 +175,7 @@ module rnic_engine #(
   logic [15:0] q_rq_ci [NUM_QP];
   logic [15:0] q_done [NUM_QP];     // oldest WQE not completed; q_done..sq_ci-1 are in flight
   logic        q_fenced [NUM_QP];   // the WQE at sq_ci waits until nothing is in flight
+  logic        q_bind_wait [NUM_QP];// a BIND is in flight, not yet committed: nothing after it starts
   // The WQE at sq_ci is a READ over the QP's limit of READs in flight: it
   // waits until the oldest WQE in flight (q_hold_done) has completed.
   logic        q_rd_hold [NUM_QP];
@@ -199,7 +220,8 @@ module rnic_engine #(
     S_RX_SEND_PLACE, S_RX_RRESP_WQE, S_RX_SCATTER, S_RX_WAIT_WR, S_RX_AFTER,
     S_RD_RESP_PKT, S_RD_RESP_DONE, S_ACK_SEND, S_ACK_DONE,
     S_CQE_FETCH_DONE, S_CQE_WRITE, S_CQE_DATA, S_CQE_DONE,
-    S_FLUSH_PICK, S_FLUSH_FETCHED, S_SQ_ERR, S_ERROR_QP
+    S_FLUSH_PICK, S_FLUSH_FETCHED, S_SQ_ERR, S_ERROR_QP,
+    S_BIND_START, S_BIND_WIN, S_BIND_WIN_WAIT, S_BIND_LMR, S_BIND_LMR_WAIT, S_BIND_COMMIT, S_BIND_DONE
   } state_t;
   state_t st, ret_st;
 
@@ -314,6 +336,7 @@ module rnic_engine #(
   logic [63:0] sq_wqe_addr, rq_wqe_addr, done_wqe_addr;
   logic        busy_q;               // cur has WQEs in flight
   logic        sq_ready [NUM_QP];
+  logic        bind_due [NUM_QP];     // the oldest WQE in flight is a BIND: commit it
   logic        has_flush [NUM_QP];
   logic [31:0] seg_rem;
   logic [31:0] wq_sge_len [S];
@@ -326,8 +349,12 @@ module rnic_engine #(
     done_wqe_addr = slot(q_sq_base[cur], q_done[cur], q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
     busy_q       = q_sq_ci[cur] != q_done[cur];
     for (int unsigned i = 0; i < NUM_QP; i++) begin
+      // The bind fence: nothing starts behind a BIND that has not committed.
       sq_ready[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && !q_fenced[i] && q_sq_ci[i] != q_sq_pi[i] &&
-                     (q_sq_ci[i] - q_done[i]) < 16'(D) && !(q_rd_hold[i] && q_done[i] == q_hold_done[i]);
+                     (q_sq_ci[i] - q_done[i]) < 16'(D) && !(q_rd_hold[i] && q_done[i] == q_hold_done[i]) &&
+                     !(q_bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE);
+      bind_due[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && q_sq_ci[i] != q_done[i] &&
+                     o_op[{QW'(i), q_done[i][DW-1:0]}] == OP_BIND;
       has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
                      (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
     end
@@ -337,16 +364,18 @@ module rnic_engine #(
   end
 
   // Next QP with send work, round-robin from rr.
-  logic          pick_any, flush_any;
-  logic [QW-1:0] pick_q, flush_q;
+  logic          pick_any, flush_any, bind_any;
+  logic [QW-1:0] pick_q, flush_q, bind_q;
   always_comb begin
     logic [QW-1:0] k;
     pick_any = 1'b0; pick_q = '0;
     flush_any = 1'b0; flush_q = '0;
+    bind_any = 1'b0; bind_q = '0;
     for (int unsigned i = 0; i < NUM_QP; i++) begin
       k = rr + QW'(i);
       if (!pick_any && sq_ready[k]) begin pick_any = 1'b1; pick_q = k; end
       if (!flush_any && has_flush[k]) begin flush_any = 1'b1; flush_q = k; end
+      if (!bind_any && bind_due[k]) begin bind_any = 1'b1; bind_q = k; end
     end
   end
 
@@ -481,8 +510,18 @@ module rnic_engine #(
   end
 
   // Protection checks.
+  // A BIND's window keeps its rights only where its region grants the local
+  // counterpart: remote read needs local read, remote write local write.
+  logic [3:0] bind_need;
+  always_comb begin
+    bind_need = 4'd0;
+    if (wq[1][8 + 2]) bind_need = bind_need | 4'(rnic_pkg::ACCESS_LOCAL_READ);
+    if (wq[1][8 + 3]) bind_need = bind_need | 4'(rnic_pkg::ACCESS_LOCAL_WRITE);
+  end
+
   always_comb begin
     lchk_valid  = 1'b0;
+    lchk_mode   = rnic_pkg::PT_MODE_LOCAL;
     lchk_key    = wq[5 + 2*chk_i][63:32];
     lchk_pz     = q_pz[cur];
     lchk_rights = 4'd0;
@@ -497,12 +536,42 @@ module rnic_engine #(
       lchk_valid  = 1'b1;
       lchk_rights = 4'(rnic_pkg::ACCESS_LOCAL_WRITE);
     end
+    // A BIND: first the window it names (by its current key), then the
+    // region it binds to (SGE 0).
+    if (st == S_BIND_WIN) begin
+      lchk_valid  = 1'b1;
+      lchk_mode   = rnic_pkg::PT_MODE_WINDOW;
+      lchk_key    = wq[2][31:0];
+    end
+    if (st == S_BIND_LMR) begin
+      lchk_valid  = 1'b1;
+      lchk_key    = wq[5][63:32];
+      lchk_rights = bind_need;
+      lchk_addr   = wq[4];
+      lchk_len    = wq[5][31:0];
+    end
     rchk_valid  = st == S_RX_RKEY_FIRE;
     rchk_key    = p_rkey;
     rchk_pz     = q_pz[pq];
     rchk_rights = (p_op == 8'h0c) ? 4'(rnic_pkg::ACCESS_REMOTE_READ) : 4'(rnic_pkg::ACCESS_REMOTE_WRITE);
     rchk_addr   = p_va;
     rchk_len    = p_rlen;
+  end
+
+  // The window a BIND commits: its new key (a zero length unbinds: FREE,
+  // no range, no rights, no region).
+  logic bind_unbind;
+  always_comb begin
+    bind_unbind = wq[5][31:0] == 32'd0;
+    bind_valid  = st == S_BIND_COMMIT;
+    bind_index  = wq[2][31:8];
+    bind_key    = (mutant == rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE) ? wq[2][7:0] : wq[1][7:0];
+    bind_pz     = q_pz[cur];
+    bind_base   = bind_unbind ? 64'd0 : wq[4];
+    bind_len    = {32'd0, wq[5][31:0]};
+    bind_rights = bind_unbind ? 4'd0 : wq[1][11:8];
+    bind_state  = bind_unbind ? rnic_pkg::PT_STATE_FREE : rnic_pkg::PT_STATE_VALID;
+    bind_link   = bind_unbind ? 32'd0 : wq[5][63:32];
   end
 
   // Classification of the received frame.
@@ -598,6 +667,17 @@ module rnic_engine #(
     end
   endtask
 
+  // A BIND that fails completes with `status` (always a CQE) and breaks its
+  // connection; its window is left as it was.
+  task automatic bind_fail(input logic [7:0] status);
+    cqe_status <= status;
+    err_status <= status;
+    q_done[cur] <= q_done[cur] + 16'd1;
+    q_bind_wait[cur] <= 1'b0;
+    after_cqe <= S_ERROR_QP;
+    st <= S_CQE_WRITE;
+  endtask
+
   task automatic single_seg(input logic [63:0] addr, input logic [31:0] len);
     seg_n <= 3'd1;
     seg_i <= 3'd0;
@@ -644,6 +724,7 @@ module rnic_engine #(
         q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
         q_err[i] <= '0;
         q_fenced[i] <= 1'b0;
+        q_bind_wait[i] <= 1'b0;
         q_rd_hold[i] <= 1'b0;
         q_snd_open[i] <= 1'b0;
         q_wr_left[i] <= '0;
@@ -673,6 +754,7 @@ module rnic_engine #(
             q_rq_pi[qp_sel] <= '0; q_rq_ci[qp_sel] <= '0;
             q_done[qp_sel] <= '0;
             q_fenced[qp_sel] <= 1'b0;
+            q_bind_wait[qp_sel] <= 1'b0;
             q_rd_hold[qp_sel] <= 1'b0;
             q_out_got[qp_sel] <= '0;
             q_rcv_got[qp_sel] <= '0;
@@ -692,6 +774,7 @@ module rnic_engine #(
           3'(rnic_pkg::QP_CMD_RESET): begin
             q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_RESET);
             q_fenced[qp_sel] <= 1'b0;
+            q_bind_wait[qp_sel] <= 1'b0;
           end
           default: ;
         endcase
@@ -755,6 +838,19 @@ module rnic_engine #(
           // A frame released this cycle still shows as valid until the edge.
           if (enable && rxb_valid && !rxb_release) begin
             st <= S_RX_PARSE;
+          end else if (enable && bind_any) begin
+            // A BIND became the oldest in flight: commit it (its WQE again from the ring).
+            cur <= bind_q;
+            if (wq_held && !wq_held_recv && wq_held_qp == bind_q && wq_held_idx == q_done[bind_q]) begin
+              fetch_err <= 1'b0;
+              st <= S_BIND_START;
+            end else begin
+              st <= S_FETCH_REQ;
+              ret_st <= S_BIND_START;
+              fetch_n <= 5'd16;
+              fetch_addr <= slot(q_sq_base[bind_q], q_done[bind_q], q_sq_log[bind_q], 8'(rnic_pkg::WQE_BYTES));
+              fetch_recv <= 1'b0; fetch_qp <= bind_q; fetch_idx <= q_done[bind_q];
+            end
           end else if (enable && pick_any) begin
             cur <= pick_q;
             rr <= pick_q + QW'(1);
@@ -803,7 +899,11 @@ module rnic_engine #(
           if (fetch_err) begin
             fail_wqe(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
           end else if ((wq[0][7:0] != 8'(rnic_pkg::OP_SEND) && wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_WRITE) &&
-                        wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ) && wq[0][7:0] != 8'(rnic_pkg::OP_NOP)) ||
+                        wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ) && wq[0][7:0] != 8'(rnic_pkg::OP_NOP) &&
+                        wq[0][7:0] != OP_BIND) ||
+                       // A BIND: one segment (the region's range), remote rights only, a new key.
+                       (wq[0][7:0] == OP_BIND && (wq[0][23:16] != 8'd1 || wq[1][9:8] != 2'd0 ||
+                                                  wq[1][7:0] == wq[2][7:0])) ||
                        wq[0][23:16] > 8'(S) || wq_total[32] ||
                        (wq[0][7:0] != 8'(rnic_pkg::OP_NOP) && {1'b0, wq[2][63:32]} != wq_total) ||
                        (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
@@ -822,12 +922,27 @@ module rnic_engine #(
             q_rd_hold[cur] <= 1'b1;
             q_hold_done[cur] <= q_done[cur];
             st <= S_IDLE;
-          end else if (wq[0][9] && busy_q && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE)) begin
+          end else if (wq[0][9] && busy_q && mutant != rnic_pkg::MUTANT_NO_FENCE) begin
             // Barrier fence: everything before it, READs included, completes first.
             q_fenced[cur] <= 1'b1;
             fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_FENCE_HOLD);
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
             st <= S_IDLE;
+          end else if (wq[0][7:0] == OP_BIND) begin
+            // Issued: it holds the WQEs behind it until it commits, which it
+            // does as the oldest in flight (at once if nothing is).
+            q_sq_ci[cur] <= sq_idx + 16'd1;
+            o_op[{cur, sq_idx[DW-1:0]}] <= OP_BIND;
+            o_len[{cur, sq_idx[DW-1:0]}] <= 32'd0;
+            q_bind_wait[cur] <= 1'b1;
+            if (busy_q) begin
+              fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_FENCE_HOLD);
+              fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 15'd0, 1'b1, sq_idx};
+              st <= S_IDLE;
+            end else begin
+              fetch_err <= 1'b0;
+              st <= S_BIND_START;
+            end
           end else begin
             st <= S_SQ_CHECK;
           end
@@ -1004,7 +1119,7 @@ module rnic_engine #(
           end else if (rx_is_ack || rx_is_rresp) begin
             // Requester side: for the oldest WQE in flight, in PSN order. An
             // ACK names its last PSN; a NAK may name any of its packets.
-            if (q_sq_ci[pq] == q_done[pq] ||
+            if (q_sq_ci[pq] == q_done[pq] || o_op[old_pq] == OP_BIND ||
                 (rx_is_ack && p_syn[7:5] != 3'b011 &&
                  (o_op[old_pq] == 8'(rnic_pkg::OP_RDMA_READ) || p_psn != o_last[old_pq])) ||
                 (rx_is_rresp && (o_op[old_pq] != 8'(rnic_pkg::OP_RDMA_READ) ||
@@ -1453,6 +1568,47 @@ module rnic_engine #(
           cqe_wrid <= wq[3];
           st <= S_CQE_WRITE;
         end
+
+        // ------------------------------------------------------- bind
+        // The BIND at q_done (the oldest in flight) is in wq: check its
+        // window, then its region, then commit the window.
+        S_BIND_START: begin
+          cqe_idx <= q_done[cur]; cqe_op <= OP_BIND; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
+          cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
+          if (fetch_err) bind_fail(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
+          else           st <= S_BIND_WIN;
+        end
+        S_BIND_WIN: st <= S_BIND_WIN_WAIT;
+        S_BIND_WIN_WAIT: if (lchk_rsp_valid) begin
+          if (32'(lchk_verdict) != V_OK)
+            bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));
+          else if (bind_unbind || mutant == rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
+            st <= S_BIND_COMMIT;
+          else
+            st <= S_BIND_LMR;
+        end
+        S_BIND_LMR: st <= S_BIND_LMR_WAIT;
+        S_BIND_LMR_WAIT: if (lchk_rsp_valid) begin
+          if (32'(lchk_verdict) != V_OK) bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));
+          else                           st <= S_BIND_COMMIT;
+        end
+        // The table takes the commit in a cycle without a management command.
+        S_BIND_COMMIT: st <= S_BIND_DONE;
+        S_BIND_DONE: if (!bind_done) begin
+          st <= S_BIND_COMMIT;
+        end else if (!bind_ok) begin
+          bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));   // the window was freed meanwhile
+        end else begin
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_BIND_COMMIT);
+          fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {bind_index, bind_key, 16'd0, cqe_idx};
+          q_done[cur] <= q_done[cur] + 16'd1;
+          q_bind_wait[cur] <= 1'b0;
+          if (q_done[cur] + 16'd1 == q_sq_ci[cur]) q_fenced[cur] <= 1'b0;
+          cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+          err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+          after_cqe <= S_IDLE;
+          st <= wq[0][8] ? S_CQE_WRITE : S_IDLE;
+        end
         default: st <= S_IDLE;
       endcase
 
@@ -1460,9 +1616,45 @@ module rnic_engine #(
   end
 
 `ifndef SYNTHESIS
+  // Bind fence: while a BIND of a QP has not committed, no later WQE of that
+  // QP is fetched or starts, and no request packet of it leaves.
+  always_ff @(posedge clk) begin
+    if (rst_n && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE) begin
+      if (st == S_SQ_DECODE)
+        a_bind_fence_fetch: assert (!q_bind_wait[cur]) else $error("WQE fetched behind an uncommitted BIND");
+      if (st == S_SQ_GO)
+        a_bind_fence_go: assert (!q_bind_wait[cur]) else $error("WQE started behind an uncommitted BIND");
+      if (st == S_TX_START && !fr_busy && ret_st == S_SQ_PKT_DONE)
+        a_bind_fence_pkt: assert (!q_bind_wait[cur]) else $error("request packet sent behind an uncommitted BIND");
+    end
+  end
+
+  // Bind commit: as the oldest in flight of its QP, after a granted check of
+  // its window and (unless it unbinds) of its region, with a key that
+  // differs from the window's current one.
+  logic sva_win_ok, sva_lmr_ok;
+  always_ff @(posedge clk) begin
+    if (!rst_n || st == S_BIND_START) begin
+      sva_win_ok <= 1'b0;
+      sva_lmr_ok <= 1'b0;
+    end else begin
+      if (st == S_BIND_WIN_WAIT && lchk_rsp_valid) sva_win_ok <= 32'(lchk_verdict) == V_OK;
+      if (st == S_BIND_LMR_WAIT && lchk_rsp_valid) sva_lmr_ok <= 32'(lchk_verdict) == V_OK;
+    end
+    if (rst_n && bind_valid) begin
+      a_bind_oldest: assert (q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[DW-1:0]}] == OP_BIND)
+        else $error("BIND committed while not the oldest WQE in flight");
+      a_bind_win: assert (sva_win_ok) else $error("BIND committed without a granted window check");
+      if (!bind_unbind && mutant != rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
+        a_bind_lmr: assert (sva_lmr_ok) else $error("BIND committed without a granted region check");
+      if (mutant != rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE)
+        a_bind_new_key: assert (bind_key != wq[2][7:0]) else $error("BIND committed the window's old key");
+    end
+  end
+
   // Fence rule: a WQE with the fence flag starts with nothing of its QP in flight.
   always_ff @(posedge clk) begin
-    if (rst_n && st == S_SQ_GO && wq[0][9] && mutant != 4'(rnic_pkg::MUTANT_NO_FENCE))
+    if (rst_n && st == S_SQ_GO && wq[0][9] && mutant != rnic_pkg::MUTANT_NO_FENCE)
       assert (!busy_q) else $error("fenced WQE started with WQEs in flight");
     // Never more WQEs in flight than the per-QP limit.
     if (rst_n && st == S_SQ_GO) assert ((q_sq_ci[cur] - q_done[cur]) < 16'(D)) else $error("too many WQEs in flight");

@@ -34,7 +34,7 @@ module rnic_regs #(
   output logic [3:0]  pt_rights,
   output logic [1:0]  pt_type,
   output logic [1:0]  pt_state,
-  output logic [23:0] pt_link,
+  output logic [31:0] pt_link,
   input  logic        pt_done,
   input  logic        pt_err,
   input  logic [7:0]  pt_r_key,
@@ -44,7 +44,7 @@ module rnic_regs #(
   input  logic [3:0]  pt_r_rights,
   input  logic [1:0]  pt_r_type,
   input  logic [1:0]  pt_r_state,
-  input  logic [23:0] pt_r_link,
+  input  logic [31:0] pt_r_link,
 
   // completion-queue commands
   output logic        cq_cmd_valid,
@@ -119,6 +119,7 @@ module rnic_regs #(
       rnic_pkg::REG_MAC_HI, rnic_pkg::REG_IPV4, rnic_pkg::REG_INTR_STATUS,
       rnic_pkg::REG_PT_INDEX, rnic_pkg::REG_PT_KEY_PZ, rnic_pkg::REG_PT_BASE_LO, rnic_pkg::REG_PT_BASE_HI,
       rnic_pkg::REG_PT_LEN_LO, rnic_pkg::REG_PT_LEN_HI, rnic_pkg::REG_PT_FLAGS, rnic_pkg::REG_PT_CMD,
+      rnic_pkg::REG_PT_LINK,
       rnic_pkg::REG_CQ_SEL, rnic_pkg::REG_CQ_BASE_LO, rnic_pkg::REG_CQ_BASE_HI, rnic_pkg::REG_CQ_LOG_SIZE,
       rnic_pkg::REG_CQ_CMD, rnic_pkg::REG_QP_SEL, rnic_pkg::REG_QP_SQ_BASE_LO, rnic_pkg::REG_QP_SQ_BASE_HI,
       rnic_pkg::REG_QP_RQ_BASE_LO, rnic_pkg::REG_QP_RQ_BASE_HI, rnic_pkg::REG_QP_RINGS, rnic_pkg::REG_QP_PZ,
@@ -130,7 +131,8 @@ module rnic_regs #(
   end
 
   // Staging registers ----------------------------------------------------
-  logic [31:0] pt_index_r, pt_key_pz, pt_flags, cq_sel_r, cq_log_r, qp_sel_r, qp_rings, qp_pz_r;
+  logic [7:0]  pt_flags;
+  logic [31:0] pt_index_r, pt_key_pz, pt_link_r, cq_sel_r, cq_log_r, qp_sel_r, qp_rings, qp_pz_r;
   logic [31:0] qp_remote, qp_sq_psn_r, qp_rq_psn_r, qp_flags_r, mac_lo, mac_hi;
   // Outside a mutant build the register exists but drives nothing.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -144,7 +146,7 @@ module rnic_regs #(
   assign pt_rights = pt_flags[3:0];
   assign pt_type   = pt_flags[5:4];
   assign pt_state  = pt_flags[7:6];
-  assign pt_link   = pt_flags[31:8];
+  assign pt_link   = pt_link_r;
   assign cq_sel    = cq_sel_r[CQW-1:0];
   assign cq_log    = cq_log_r[3:0];
   assign qp_sel    = qp_sel_r[QW-1:0];
@@ -198,7 +200,8 @@ module rnic_regs #(
       rnic_pkg::REG_PT_BASE_HI:  rdata = pt_base[63:32];
       rnic_pkg::REG_PT_LEN_LO:   rdata = pt_len[31:0];
       rnic_pkg::REG_PT_LEN_HI:   rdata = pt_len[63:32];
-      rnic_pkg::REG_PT_FLAGS:    rdata = pt_flags;
+      rnic_pkg::REG_PT_FLAGS:    rdata = 32'(pt_flags);
+      rnic_pkg::REG_PT_LINK:     rdata = pt_link_r;
       rnic_pkg::REG_CQ_SEL:      rdata = cq_sel_r;
       rnic_pkg::REG_CQ_BASE_LO:  rdata = cq_base[31:0];
       rnic_pkg::REG_CQ_BASE_HI:  rdata = cq_base[63:32];
@@ -262,7 +265,7 @@ module rnic_regs #(
       intr_status   <= '0;
       cycle_hi_latch <= '0;
       ipv4 <= '0; mac_lo <= '0; mac_hi <= '0; mutant_r <= '0;
-      pt_index_r <= '0; pt_key_pz <= '0; pt_base <= '0; pt_len <= '0; pt_flags <= '0;
+      pt_index_r <= '0; pt_key_pz <= '0; pt_base <= '0; pt_len <= '0; pt_flags <= '0; pt_link_r <= '0;
       cq_sel_r <= '0; cq_base <= '0; cq_log_r <= '0;
       qp_sel_r <= '0; qp_sq_base <= '0; qp_rq_base <= '0; qp_rings <= '0; qp_pz_r <= '0;
       qp_remote <= '0; qp_remote_ip <= '0; qp_remote_mac <= '0; qp_sq_psn_r <= '0;
@@ -294,7 +297,8 @@ module rnic_regs #(
         pt_key_pz <= {8'd0, pt_r_pz, pt_r_key};
         pt_base   <= pt_r_base;
         pt_len    <= pt_r_len;
-        pt_flags  <= {pt_r_link, pt_r_state, pt_r_type, pt_r_rights};
+        pt_flags  <= {pt_r_state, pt_r_type, pt_r_rights};
+        pt_link_r <= pt_r_link;
       end
 
       if (wr) begin
@@ -313,7 +317,8 @@ module rnic_regs #(
           rnic_pkg::REG_PT_BASE_HI:  pt_base[63:32] <= bar_req_wdata;
           rnic_pkg::REG_PT_LEN_LO:   pt_len[31:0] <= bar_req_wdata;
           rnic_pkg::REG_PT_LEN_HI:   pt_len[63:32] <= bar_req_wdata;
-          rnic_pkg::REG_PT_FLAGS:    pt_flags <= bar_req_wdata;
+          rnic_pkg::REG_PT_FLAGS:    pt_flags <= bar_req_wdata[7:0];
+          rnic_pkg::REG_PT_LINK:     pt_link_r <= bar_req_wdata;
           rnic_pkg::REG_PT_CMD: begin
             pt_valid <= 1'b1;
             pt_cmd   <= bar_req_wdata[1:0];

@@ -75,7 +75,8 @@ module rnic_top #(
 
   logic        pt_valid, pt_done, pt_err;
   logic [1:0]  pt_cmd, pt_type, pt_state, pt_r_type, pt_r_state;
-  logic [23:0] pt_index, pt_link, pt_r_link;
+  logic [23:0] pt_index;
+  logic [31:0] pt_link, pt_r_link;
   logic [7:0]  pt_key, pt_r_key;
   logic [15:0] pt_pz, pt_r_pz;
   logic [63:0] pt_base, pt_len, pt_r_base, pt_r_len;
@@ -125,14 +126,31 @@ module rnic_top #(
     .intr_set, .irq);
 
   logic        lchk_valid, lchk_rsp_valid, rchk_valid, rchk_rsp_valid;
+  // The engine waits for each verdict before the next request, so the ports
+  // are always ready when it asks (the table asserts it).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic        lchk_ready, rchk_ready;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [1:0]  lchk_mode;
   logic [31:0] lchk_key, lchk_len, rchk_key, rchk_len;
   logic [15:0] lchk_pz, rchk_pz;
   logic [3:0]  lchk_rights, rchk_rights;
   logic [63:0] lchk_addr, rchk_addr;
   logic [2:0]  lchk_verdict, rchk_verdict;
+  // The engine addresses host memory by IOVA itself; the entry bases are for
+  // a table user that translates (none here).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [63:0] lchk_base, rchk_base;   // entry bases: for windows (issue 4)
+  logic [63:0] lchk_base, rchk_base;
   /* verilator lint_on UNUSEDSIGNAL */
+
+  logic        bind_valid, bind_done, bind_ok;
+  logic [23:0] bind_index;
+  logic [7:0]  bind_key;
+  logic [15:0] bind_pz;
+  logic [63:0] bind_base, bind_len;
+  logic [3:0]  bind_rights;
+  logic [1:0]  bind_state;
+  logic [31:0] bind_link;
 
   rnic_ptable #(.ENTRIES(PT_ENTRIES)) u_pt (
     .clk, .rst_n(core_rst_n), .mutant,
@@ -142,9 +160,11 @@ module rnic_top #(
     .mgmt_done(pt_done), .mgmt_err(pt_err), .mgmt_r_key(pt_r_key), .mgmt_r_pz(pt_r_pz),
     .mgmt_r_base(pt_r_base), .mgmt_r_len(pt_r_len), .mgmt_r_rights(pt_r_rights),
     .mgmt_r_type(pt_r_type), .mgmt_r_state(pt_r_state), .mgmt_r_link(pt_r_link),
-    .lchk_valid, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len,
+    .bind_valid, .bind_index, .bind_key, .bind_pz, .bind_base, .bind_len, .bind_rights,
+    .bind_state, .bind_link, .bind_done, .bind_ok,
+    .lchk_ready, .lchk_valid, .lchk_mode, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len,
     .lchk_rsp_valid, .lchk_verdict, .lchk_base,
-    .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len,
+    .rchk_ready, .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len,
     .rchk_rsp_valid, .rchk_verdict, .rchk_base);
 
   logic        fr_start, fr_busy, fr_push_ok, fr_poison;
@@ -175,10 +195,12 @@ module rnic_top #(
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue,
     .ev_rx_drop(eng_rx_drop), .intr_set,
-    .lchk_valid, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len,
+    .lchk_valid, .lchk_mode, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len,
     .lchk_rsp_valid, .lchk_verdict,
     .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len,
     .rchk_rsp_valid, .rchk_verdict,
+    .bind_valid, .bind_index, .bind_key, .bind_pz, .bind_base, .bind_len, .bind_rights,
+    .bind_state, .bind_link, .bind_done, .bind_ok,
     .dma_rd_req_valid, .dma_rd_req_ready, .dma_rd_req_addr, .dma_rd_req_len, .dma_rd_req_tag,
     .dma_rd_rsp_valid, .dma_rd_rsp_ready, .dma_rd_rsp_data, .dma_rd_rsp_last, .dma_rd_rsp_err,
     .dma_wr_valid, .dma_wr_ready, .dma_wr_addr, .dma_wr_len, .dma_wr_tag, .dma_wr_data,

@@ -30,6 +30,13 @@ struct rnic_mr {
     uint16_t pz;
 };
 
+struct rnic_mw {
+    rnic_dev *dev;
+    uint32_t index;
+    uint32_t key;          /* its key when allocated */
+    uint16_t pz;
+};
+
 struct rnic_cq {
     rnic_dev *dev;
     uint32_t num;

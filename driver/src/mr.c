@@ -1,20 +1,35 @@
-/* Memory regions: a protection-table entry per region, programmed through
- * the PT_* staging registers. */
+/* Memory regions and memory windows: a protection-table entry each,
+ * programmed through the PT_* staging registers. A window starts FREE; only
+ * a BIND WQE (rnic_post_bind) binds it, after the hardware's checks. */
 #include <stdlib.h>
 
 #include "internal.h"
 
 static void pt_write(rnic_dev *d, uint32_t index, uint8_t key, uint16_t pz, uint64_t base, uint64_t len,
-                     uint32_t rights) {
+                     uint32_t rights, uint32_t type, uint32_t state) {
     reg_wr(d, RNIC_REG_PT_INDEX, index);
     reg_wr(d, RNIC_REG_PT_KEY_PZ, (uint32_t)key | (uint32_t)pz << RNIC_PT_KEY_PZ_PZ_SHIFT);
     reg_wr(d, RNIC_REG_PT_BASE_LO, (uint32_t)base);
     reg_wr(d, RNIC_REG_PT_BASE_HI, (uint32_t)(base >> 32));
     reg_wr(d, RNIC_REG_PT_LEN_LO, (uint32_t)len);
     reg_wr(d, RNIC_REG_PT_LEN_HI, (uint32_t)(len >> 32));
-    reg_wr(d, RNIC_REG_PT_FLAGS, rights | RNIC_PT_TYPE_MR << RNIC_PT_FLAGS_TYPE_SHIFT |
-                                     RNIC_PT_STATE_VALID << RNIC_PT_FLAGS_STATE_SHIFT);
+    reg_wr(d, RNIC_REG_PT_FLAGS, rights | type << RNIC_PT_FLAGS_TYPE_SHIFT | state << RNIC_PT_FLAGS_STATE_SHIFT);
+    reg_wr(d, RNIC_REG_PT_LINK, 0);
     reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_WRITE);
+}
+
+/* A free table index (index 0 is never used, so key 0 names nothing), or 0. */
+static uint32_t pt_free_index(const rnic_dev *d) {
+    for (uint32_t i = 1; i < d->info.pt_entries; i++)
+        if (!d->pt_used[i])
+            return i;
+    return 0;
+}
+
+/* A new 8-bit key each time an index is reused, so a stale key misses. */
+static uint8_t pt_next_key(rnic_dev *d, uint32_t idx) {
+    d->pt_key[idx] = (uint8_t)(d->pt_key[idx] + 1u);
+    return d->pt_key[idx];
 }
 
 int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t access, rnic_mr **out) {
@@ -24,13 +39,7 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
         return RNIC_E_INVAL;
     if ((uintptr_t)addr + len < (uintptr_t)addr)
         return RNIC_E_RANGE;
-    uint32_t idx = 0;
-    for (uint32_t i = 1; i < d->info.pt_entries; i++) {
-        if (!d->pt_used[i]) {
-            idx = i;
-            break;
-        }
-    }
+    const uint32_t idx = pt_free_index(d);
     if (idx == 0)
         return RNIC_E_FULL;
     rnic_mr *mr = calloc(1, sizeof(*mr));
@@ -40,12 +49,10 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
         free(mr);
         return RNIC_E_RANGE;   /* overlaps a region already registered */
     }
-    /* A new 8-bit key each time the index is reused, so a stale key misses. */
-    uint8_t key = (uint8_t)(d->pt_key[idx] + 1u);
-    d->pt_key[idx] = key;
+    const uint8_t key = pt_next_key(d, idx);
     d->pt_used[idx] = 1;
     d->pz_refs[pz]++;
-    pt_write(d, idx, key, pz, (uint64_t)(uintptr_t)addr, len, access);
+    pt_write(d, idx, key, pz, (uint64_t)(uintptr_t)addr, len, access, RNIC_PT_TYPE_MR, RNIC_PT_STATE_VALID);
     mr->dev = d;
     mr->addr = addr;
     mr->len = len;
@@ -68,5 +75,40 @@ int rnic_mr_dereg(rnic_mr *mr) {
     d->pt_used[mr->index] = 0;
     d->pz_refs[mr->pz]--;
     free(mr);
+    return RNIC_OK;
+}
+
+int rnic_mw_alloc(rnic_dev *d, uint16_t pz, rnic_mw **out) {
+    if (!d || !out || pz == 0 || pz >= RNIC_MAX_PZ || !d->pz_used[pz])
+        return RNIC_E_INVAL;
+    const uint32_t idx = pt_free_index(d);
+    if (idx == 0)
+        return RNIC_E_FULL;
+    rnic_mw *mw = calloc(1, sizeof(*mw));
+    if (!mw)
+        return RNIC_E_NOMEM;
+    const uint8_t key = pt_next_key(d, idx);
+    d->pt_used[idx] = 1;
+    d->pz_refs[pz]++;
+    pt_write(d, idx, key, pz, 0, 0, 0, RNIC_PT_TYPE_MW, RNIC_PT_STATE_FREE);
+    mw->dev = d;
+    mw->index = idx;
+    mw->key = idx << 8 | key;
+    mw->pz = pz;
+    *out = mw;
+    return RNIC_OK;
+}
+
+uint32_t rnic_mw_key(const rnic_mw *mw) { return mw ? mw->key : 0; }
+
+int rnic_mw_free(rnic_mw *mw) {
+    if (!mw)
+        return RNIC_E_INVAL;
+    rnic_dev *d = mw->dev;
+    reg_wr(d, RNIC_REG_PT_INDEX, mw->index);
+    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_INVALIDATE);
+    d->pt_used[mw->index] = 0;
+    d->pz_refs[mw->pz]--;
+    free(mw);
     return RNIC_OK;
 }

@@ -207,6 +207,27 @@ int rnic_post_recv(rnic_qp *qp, uint64_t wr_id, const struct rnic_sge *sg, int n
     return ring_post(qp, false, w);
 }
 
+int rnic_post_bind(rnic_qp *qp, const struct rnic_bind_wr *wr) {
+    if (!qp || !wr || (wr->flags & ~(RNIC_WQE_FLAG_SIGNALED | RNIC_WQE_FLAG_FENCE)) ||
+        (wr->rights & ~(RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE)) || wr->new_key == (uint8_t)wr->mw_key)
+        return RNIC_E_INVAL;
+    const struct rnic_sge sg = {wr->addr, wr->len, wr->lkey};
+    uint64_t w[WQE_WORDS] = {0};
+    RNIC_SET(w, WQE, OPCODE, RNIC_OP_BIND);
+    RNIC_SET(w, WQE, FLAGS, wr->flags);
+    RNIC_SET(w, WQE, NUM_SGE, 1);
+    RNIC_SET(w, WQE, BIND_KEY, wr->new_key);
+    RNIC_SET(w, WQE, BIND_RIGHTS, wr->rights);
+    RNIC_SET(w, WQE, RKEY, wr->mw_key);
+    RNIC_SET(w, WQE, TOTAL_LEN, wr->len);
+    RNIC_SET(w, WQE, WR_ID, wr->wr_id);
+    put_sges(w, &sg, 1);
+    const int rc = ring_post(qp, true, w);
+    if (rc == RNIC_OK && (wr->mw_key >> 8) < qp->dev->info.pt_entries)
+        qp->dev->pt_key[wr->mw_key >> 8] = wr->new_key;
+    return rc;
+}
+
 int rnic_post_send_raw(rnic_qp *qp, const uint64_t *wqe) {
     if (!qp || !wqe)
         return RNIC_E_INVAL;

@@ -34,14 +34,17 @@ bool ptm_mgmt(struct ptable_model *m, unsigned cmd, uint32_t index, const struct
     if (index >= m->entries)
         return true;
     switch (cmd) {
-    case RNIC_PT_CMD_WRITE:
+    case RNIC_PT_CMD_WRITE: {
+        const unsigned type = in->type & 0x3u, state = in->state & 0x3u;
+        if (type != RNIC_PT_TYPE_MR && !(type == RNIC_PT_TYPE_MW && state == RNIC_PT_STATE_FREE))
+            return true;
         m->fields[index] = *in;
         m->fields[index].rights &= 0xFu;
-        m->fields[index].type &= 0x3u;
-        m->fields[index].state &= 0x3u;
-        m->fields[index].link &= 0xFFFFFFu;
+        m->fields[index].type = (uint8_t)type;
+        m->fields[index].state = (uint8_t)state;
         m->live[index] = true;
         return false;
+    }
     case RNIC_PT_CMD_READ:
         if (out) {
             *out = m->fields[index];
@@ -72,22 +75,53 @@ static bool in_bounds(uint64_t base, uint64_t elen, uint64_t addr, uint32_t len)
     return len <= elen - off;
 }
 
+bool ptm_bind(struct ptable_model *m, uint32_t index, const struct ptm_entry *in) {
+    if (index >= m->entries || !m->live[index])
+        return false;
+    m->fields[index] = *in;
+    m->fields[index].rights &= 0xFu;
+    m->fields[index].type = RNIC_PT_TYPE_MW;
+    m->fields[index].state &= 0x3u;
+    return true;
+}
+
+/* Which entry types a check in `mode` accepts. */
+static bool type_fits(unsigned mode, unsigned type) {
+    switch (mode) {
+    case RNIC_PT_MODE_LOCAL:
+        return type == RNIC_PT_TYPE_MR;
+    case RNIC_PT_MODE_REMOTE:
+        return type == RNIC_PT_TYPE_MR || type == RNIC_PT_TYPE_MW;
+    case RNIC_PT_MODE_WINDOW:
+        return type == RNIC_PT_TYPE_MW;
+    default:
+        return false;
+    }
+}
+
 struct ptm_verdict ptm_check(const struct ptable_model *m, const struct ptm_request *req, unsigned mutant) {
-    struct ptm_verdict v = {RNIC_PT_VERDICT_OK, 0};
+    struct ptm_verdict v = {RNIC_PT_VERDICT_OK, 0, false, 0};
     const uint32_t index = req->key >> 8;
     if (index >= m->entries) {
         v.verdict = RNIC_PT_VERDICT_INDEX;
         return v;
     }
     const struct ptm_entry *e = &m->fields[index];
-    const bool state_ok = m->live[index] && e->state == RNIC_PT_STATE_VALID;
+    /* A BIND names a window that may be bound or free, and replaces its
+     * range and rights: those are not checked for it. */
+    const bool window = req->mode == RNIC_PT_MODE_WINDOW;
+    const bool state_ok = m->live[index] && (e->state == RNIC_PT_STATE_VALID ||
+                                             (window && e->state == RNIC_PT_STATE_FREE));
+    const bool type_ok = type_fits(req->mode, e->type);
     const bool key_ok = e->key == (uint8_t)(req->key & 0xFFu);
     const bool pz_ok = e->pz == req->pz;
-    const bool rights_ok = (req->rights & 0xFu & ~e->rights) == 0;
-    const bool bounds_ok = in_bounds(e->base, e->len, req->addr, req->len);
+    const bool rights_ok = window || (req->rights & 0xFu & ~e->rights) == 0;
+    const bool bounds_ok = window || in_bounds(e->base, e->len, req->addr, req->len);
 
     if (!state_ok && mutant != RNIC_MUTANT_NO_STATE_CHECK)
         v.verdict = RNIC_PT_VERDICT_STATE;
+    else if (!type_ok && mutant != RNIC_MUTANT_NO_TYPE_CHECK)
+        v.verdict = RNIC_PT_VERDICT_TYPE;
     else if (!key_ok && mutant != RNIC_MUTANT_NO_KEY_CHECK)
         v.verdict = RNIC_PT_VERDICT_KEY;
     else if (!pz_ok && mutant != RNIC_MUTANT_NO_PZ_CHECK)
@@ -98,5 +132,26 @@ struct ptm_verdict ptm_check(const struct ptable_model *m, const struct ptm_requ
         v.verdict = RNIC_PT_VERDICT_BOUNDS;
     else
         v.base = e->base;
+    if (v.verdict == RNIC_PT_VERDICT_OK && req->mode == RNIC_PT_MODE_REMOTE && e->type == RNIC_PT_TYPE_MW &&
+        mutant != RNIC_MUTANT_NO_LINK_CHECK) {
+        v.link = true;
+        v.link_key = e->link;
+    }
+    return v;
+}
+
+/* A window grants only while its region is live and VALID, with the key it
+ * had when the window was bound to it. */
+struct ptm_verdict ptm_check_link(const struct ptable_model *m, const struct ptm_verdict *first) {
+    struct ptm_verdict v = *first;
+    const uint32_t index = first->link_key >> 8;
+    v.link = false;
+    const bool ok = index < m->entries && m->live[index] && m->fields[index].type == RNIC_PT_TYPE_MR &&
+                    m->fields[index].state == RNIC_PT_STATE_VALID &&
+                    m->fields[index].key == (uint8_t)(first->link_key & 0xFFu);
+    if (!ok) {
+        v.verdict = RNIC_PT_VERDICT_STATE;
+        v.base = 0;
+    }
     return v;
 }

@@ -38,6 +38,7 @@ const char *rnic_strerror(int err);
 
 typedef struct rnic_dev rnic_dev;
 typedef struct rnic_mr rnic_mr;
+typedef struct rnic_mw rnic_mw;
 typedef struct rnic_cq rnic_cq;
 typedef struct rnic_qp rnic_qp;
 
@@ -78,6 +79,17 @@ int rnic_pz_free(rnic_dev *dev, uint16_t pz);   /* RNIC_E_BUSY while used */
 int rnic_mr_reg(rnic_dev *dev, void *addr, uint64_t len, uint16_t pz, uint32_t access, rnic_mr **out);
 uint32_t rnic_mr_key(const rnic_mr *mr);
 int rnic_mr_dereg(rnic_mr *mr);
+
+/* ---- memory windows ---- */
+/* A window of PZ `pz`, unbound (FREE). rnic_mw_key is its key when
+ * allocated (index << 8 | key): what its first BIND names it by. Each bind
+ * gives it a new 8-bit key (rnic_bind_wr's new_key); the driver remembers
+ * the last one posted, so the index's next user starts past it. */
+int rnic_mw_alloc(rnic_dev *dev, uint16_t pz, rnic_mw **out);
+uint32_t rnic_mw_key(const rnic_mw *mw);
+/* Invalidates the entry at once, bound or not: remote accesses through it are
+ * refused from then on. */
+int rnic_mw_free(rnic_mw *mw);
 
 /* ---- completion queues ---- */
 int rnic_cq_create(rnic_dev *dev, uint32_t entries, rnic_cq **out);
@@ -138,6 +150,24 @@ struct rnic_send_wr {
  * num_sge; key and range checks are the hardware's. */
 int rnic_post_send(rnic_qp *qp, const struct rnic_send_wr *wr);
 int rnic_post_recv(rnic_qp *qp, uint64_t wr_id, const struct rnic_sge *sg, int num_sge);
+/* A BIND WQE: binds the window now named `mw_key` to [addr, addr+len) of the
+ * region `lkey`, with remote `rights` (RNIC_ACCESS_REMOTE_*), and gives it the
+ * 8-bit key `new_key` (must differ from mw_key's). len 0 unbinds. The NIC
+ * commits it as the oldest WQE in flight and holds every later WQE of the QP
+ * until then; a bind that fails completes with RNIC_CQE_STATUS_BIND_FAILED
+ * and moves the QP to ERROR. RNIC_E_INVAL for bad arguments, as the hardware
+ * would refuse them (BAD_WQE). */
+struct rnic_bind_wr {
+    uint64_t wr_id;
+    uint8_t flags;       /* RNIC_WQE_FLAG_SIGNALED, _FENCE */
+    uint32_t mw_key;
+    uint8_t new_key;
+    uint8_t rights;
+    uint64_t addr;
+    uint32_t len;
+    uint32_t lkey;
+};
+int rnic_post_bind(rnic_qp *qp, const struct rnic_bind_wr *wr);
 /* Writes a WQE exactly as given (RNIC_WQE_BYTES/8 words) and rings the
  * doorbell: for tests that hand the hardware bad input. */
 int rnic_post_send_raw(rnic_qp *qp, const uint64_t *wqe);

@@ -112,3 +112,24 @@ int rnic_mw_free(rnic_mw *mw) {
     free(mw);
     return RNIC_OK;
 }
+
+int rnic_mw_query(rnic_mw *mw, struct rnic_mw_state *out) {
+    if (!mw || !out)
+        return RNIC_E_INVAL;
+    rnic_dev *d = mw->dev;
+    reg_wr(d, RNIC_REG_PT_INDEX, mw->index);
+    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_READ);
+    const uint32_t key_pz = reg_rd(d, RNIC_REG_PT_KEY_PZ);
+    const uint32_t flags = reg_rd(d, RNIC_REG_PT_FLAGS);
+    const uint32_t type = (flags & RNIC_PT_FLAGS_TYPE_MASK) >> RNIC_PT_FLAGS_TYPE_SHIFT;
+    const uint32_t state = (flags & RNIC_PT_FLAGS_STATE_MASK) >> RNIC_PT_FLAGS_STATE_SHIFT;
+    if (type != RNIC_PT_TYPE_MW || state == RNIC_PT_STATE_INVALID)
+        return RNIC_E_STATE;
+    out->key = mw->index << 8 | (key_pz & RNIC_PT_KEY_PZ_KEY_MASK);
+    out->bound = state == RNIC_PT_STATE_VALID;
+    out->lkey = out->bound ? reg_rd(d, RNIC_REG_PT_LINK) : 0;
+    out->base = (uint64_t)reg_rd(d, RNIC_REG_PT_BASE_HI) << 32 | reg_rd(d, RNIC_REG_PT_BASE_LO);
+    out->len = (uint64_t)reg_rd(d, RNIC_REG_PT_LEN_HI) << 32 | reg_rd(d, RNIC_REG_PT_LEN_LO);
+    out->rights = (flags & RNIC_PT_FLAGS_RIGHTS_MASK) >> RNIC_PT_FLAGS_RIGHTS_SHIFT;
+    return RNIC_OK;
+}

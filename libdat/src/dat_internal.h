@@ -213,6 +213,7 @@ static inline struct dat_lmr *dat_lmr_by_context(const struct dat_dev *dev, DAT_
 struct dat_req_desc {
     DAT_DTO_COOKIE cookie;
     uint64_t len;
+    DAT_RMR_HANDLE rmr;                  /* a bind's RMR; DAT_HANDLE_NULL for a DTO */
     uint8_t deliver;                     /* an event is owed on success */
     uint8_t notify;                      /* that event notifies */
 };
@@ -315,7 +316,17 @@ void dat_cr_destroy(struct dat_cr *cr);
 
 struct dat_rmr {
     struct dat_obj hdr;
+    struct dat_pz *pz;
+    rnic_mw *mw;
+    DAT_RMR_CONTEXT context;             /* the key its last posted bind gives it */
+    struct dat_lmr *lmr;                 /* bound into (counted in lmr->rmr_binds), or NULL */
+    DAT_LMR_TRIPLET triplet;             /* what it is bound to */
+    DAT_MEM_PRIV_FLAGS priv;
 };
+
+void dat_rmr_destroy(struct dat_rmr *rmr);
+/* A bind of this RMR completed in error: take the window's state from the NIC. */
+void dat_rmr_bind_failed(DAT_RMR_HANDLE rmr);
 
 /* ------------------------------------------------------------ registry */
 

@@ -96,6 +96,7 @@ static DAT_RETURN post_request(struct dat_ep *ep, uint8_t op, struct rnic_sge *s
     struct dat_req_desc *d = &ep->sq[seq & ep->sq_mask];
     d->cookie = cookie;
     d->len = len;
+    d->rmr = DAT_HANDLE_NULL;
     d->deliver = !(f & DAT_COMPLETION_SUPPRESS_FLAG);
     d->notify = !(f & DAT_COMPLETION_UNSIGNALLED_FLAG);
     struct rnic_send_wr wr = {

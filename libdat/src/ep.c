@@ -276,6 +276,7 @@ void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_w
     DAT_EVENT ev;
     DAT_DTO_COMPLETION_STATUS st = dat_status_from_cqe(wc->status);
     bool deliver, notify;
+    DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
     if (wc->is_recv) {
         if (wc->wr_id < ep->rq_tail || wc->wr_id >= ep->rq_head)
             return;   /* not ours (a stale CQE of a rebuilt QP) */
@@ -296,7 +297,10 @@ void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_w
         ev.event_data.dto_completion_event_data.transfered_length = st == DAT_DTO_SUCCESS ? d->len : 0;
         deliver = d->deliver;
         notify = d->notify;
+        rmr = d->rmr;
     }
+    if (rmr != DAT_HANDLE_NULL && st != DAT_DTO_SUCCESS)
+        dat_rmr_bind_failed(rmr);
     if (st != DAT_DTO_SUCCESS) {
         deliver = notify = true;   /* failures are always reported */
         if (st != DAT_DTO_ERR_FLUSHED &&
@@ -306,7 +310,15 @@ void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_w
             dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_BROKEN);
         }
     }
-    if (deliver && !ep->freeing) {
+    if (deliver && !ep->freeing && rmr != DAT_HANDLE_NULL) {
+        DAT_RMR_COOKIE cookie = ev.event_data.dto_completion_event_data.user_cookie;
+        memset(&ev, 0, sizeof(ev));
+        ev.event_number = DAT_RMR_BIND_COMPLETION_EVENT;
+        ev.event_data.rmr_completion_event_data.rmr_handle = rmr;
+        ev.event_data.rmr_completion_event_data.user_cookie = cookie;
+        ev.event_data.rmr_completion_event_data.status = st;
+        dat_evd_push(evd, &ev, notify);
+    } else if (deliver && !ep->freeing) {
         ev.event_number = DAT_DTO_COMPLETION_EVENT;
         ev.evd_handle = DAT_HANDLE_NULL;
         ev.event_data.dto_completion_event_data.ep_handle = DAT_H(ep);

@@ -192,11 +192,7 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
             case DAT_HANDLE_TYPE_PSP: dat_psp_destroy((struct dat_psp *)o); break;
             case DAT_HANDLE_TYPE_RSP: dat_rsp_destroy((struct dat_rsp *)o); break;
             case DAT_HANDLE_TYPE_LMR: dat_lmr_destroy((struct dat_lmr *)o); break;
-            case DAT_HANDLE_TYPE_RMR:
-                dat_ia_unlink(o);
-                dat_handle_release(o);
-                free(o);
-                break;
+            case DAT_HANDLE_TYPE_RMR: dat_rmr_destroy((struct dat_rmr *)o); break;
             case DAT_HANDLE_TYPE_EVD: {
                 struct dat_evd *e = (struct dat_evd *)o;
                 if (e == ia->async_evd)

@@ -87,6 +87,15 @@ int rnic_mr_dereg(rnic_mr *mr);
  * the last one posted, so the index's next user starts past it. */
 int rnic_mw_alloc(rnic_dev *dev, uint16_t pz, rnic_mw **out);
 uint32_t rnic_mw_key(const rnic_mw *mw);
+/* The window as the hardware has it now (its last committed BIND). */
+struct rnic_mw_state {
+    uint32_t key;      /* index << 8 | its current 8-bit key */
+    bool bound;
+    uint32_t lkey;     /* bound: the region it is bound to */
+    uint64_t base, len;
+    uint32_t rights;   /* RNIC_ACCESS_REMOTE_* */
+};
+int rnic_mw_query(rnic_mw *mw, struct rnic_mw_state *out);
 /* Invalidates the entry at once, bound or not: remote accesses through it are
  * refused from then on. */
 int rnic_mw_free(rnic_mw *mw);

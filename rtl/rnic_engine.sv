@@ -188,6 +188,7 @@ module rnic_engine #(
   logic [31:0] o_len [NUM_QP*D];
   logic [63:0] q_wr_va [NUM_QP];    // responder RDMA WRITE cursor
   logic [31:0] q_wr_left [NUM_QP];
+  logic [31:0] q_wr_rkey [NUM_QP];  // its rkey: every packet of a WRITE is checked again
   logic [31:0] q_rcv_got [NUM_QP];  // responder SEND: bytes placed in the current RECV
   logic        q_snd_open [NUM_QP]; // responder SEND: a message's FIRST came, its LAST not yet
 
@@ -550,12 +551,15 @@ module rnic_engine #(
       lchk_addr   = wq[4];
       lchk_len    = wq[5][31:0];
     end
+    // A WRITE's MIDDLE and LAST packets carry no RETH: they are checked at
+    // the QP's cursor, with the rkey of the message's FIRST, so a region or
+    // window that goes away mid-message stops the rest of it.
     rchk_valid  = st == S_RX_RKEY_FIRE;
-    rchk_key    = p_rkey;
+    rchk_key    = rx_cont ? q_wr_rkey[pq] : p_rkey;
     rchk_pz     = q_pz[pq];
     rchk_rights = (p_op == 8'h0c) ? 4'(rnic_pkg::ACCESS_REMOTE_READ) : 4'(rnic_pkg::ACCESS_REMOTE_WRITE);
-    rchk_addr   = p_va;
-    rchk_len    = p_rlen;
+    rchk_addr   = rx_cont ? q_wr_va[pq] : p_va;
+    rchk_len    = rx_cont ? 32'(p_plen) : p_rlen;
   end
 
   // The window a BIND commits: its new key (a zero length unbinds: FREE,
@@ -576,7 +580,7 @@ module rnic_engine #(
 
   // Classification of the received frame.
   logic rx_is_resp_op, rx_is_send, rx_is_write, rx_is_read_req, rx_is_ack, rx_is_rresp;
-  logic rx_first, rx_last;
+  logic rx_first, rx_last, rx_cont;
   logic [7:0] op;
   always_comb begin
     op             = (st == S_RX_PARSE) ? p_op : l_op;
@@ -591,6 +595,7 @@ module rnic_engine #(
                      op == 8'h0d || op == 8'h10;
     rx_last        = op == 8'h02 || op == 8'h04 || op == 8'h08 || op == 8'h0a ||
                      op == 8'h0f || op == 8'h10;
+    rx_cont        = rx_is_write && !rx_first;
   end
 
   // Sum of the first n SGE lengths of the WQE in wq (33 bits: never wraps).
@@ -1186,12 +1191,12 @@ module rnic_engine #(
               if (32'(p_plen) > q_wr_left[pq] || (rx_last && 32'(p_plen) != q_wr_left[pq])) begin
                 tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
                 st <= S_ACK_SEND;
-              end else begin
-                single_seg(q_wr_va[pq], 32'(p_plen));
-                q_wr_va[pq] <= q_wr_va[pq] + 64'(p_plen);
-                q_wr_left[pq] <= q_wr_left[pq] - 32'(p_plen);
+              end else if (p_plen == 16'd0) begin
+                single_seg(q_wr_va[pq], 32'd0);   // nothing to place, nothing to check
                 st <= S_RX_SCATTER;
                 sink_active <= 1'b0;
+              end else begin
+                st <= S_RX_RKEY_FIRE;
               end
             end else if (rx_is_send) begin
               if (rx_first == q_snd_open[pq]) begin
@@ -1228,12 +1233,12 @@ module rnic_engine #(
           end
         end
 
-        // rkey verdict for RDMA WRITE FIRST/ONLY and READ requests.
+        // rkey verdict for every RDMA WRITE packet with payload and READ requests.
         S_RX_RKEY_FIRE: st <= S_RX_RKEY_WAIT;
         S_RX_RKEY_WAIT: begin
           if (rchk_rsp_valid) begin
             fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_RKEY_CHECK);
-            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {p_rkey, 29'd0, rchk_verdict};
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {rchk_key, 29'd0, rchk_verdict};
             if (32'(rchk_verdict) != V_OK) begin
               tx_syndrome <= 8'h62; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
               st <= S_ACK_SEND;
@@ -1247,6 +1252,13 @@ module rnic_engine #(
               poison <= 1'b0;
               tx_psn <= p_psn;
               st <= S_RD_RESP_PKT;
+            end else if (rx_cont) begin
+              // MIDDLE or LAST, its length checked at parse.
+              single_seg(q_wr_va[cur], 32'(p_plen));
+              q_wr_va[cur] <= q_wr_va[cur] + 64'(p_plen);
+              q_wr_left[cur] <= q_wr_left[cur] - 32'(p_plen);
+              sink_active <= 1'b0;
+              st <= S_RX_SCATTER;
             end else if (32'(p_plen) > p_rlen || (rx_last && 32'(p_plen) != p_rlen)) begin
               tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
               st <= S_ACK_SEND;
@@ -1254,6 +1266,7 @@ module rnic_engine #(
               single_seg(p_va, 32'(p_plen));
               q_wr_va[cur] <= p_va + 64'(p_plen);
               q_wr_left[cur] <= p_rlen - 32'(p_plen);
+              q_wr_rkey[cur] <= p_rkey;
               sink_active <= 1'b0;
               st <= S_RX_SCATTER;
             end
@@ -1665,8 +1678,8 @@ module rnic_engine #(
 
   // Protection: between a refused rkey and the end of that job, no payload
   // is placed (no scatter, no DMA write but a CQE) and no READ response is
-  // generated; and a WRITE FIRST/ONLY with a length, or a READ request, is
-  // only ever served after a granted rkey check of that very frame.
+  // generated; and every WRITE packet with payload, or a READ request, is
+  // only ever served after a granted rkey check of that very packet.
   logic sva_refused, sva_granted;
   always_ff @(posedge clk) begin
     if (!rst_n || st == S_IDLE) begin
@@ -1680,8 +1693,8 @@ module rnic_engine #(
       assert (st != S_RX_SCATTER && st != S_RD_RESP_PKT) else $error("payload moved after a refused rkey");
       assert (!w_valid || st == S_CQE_DATA) else $error("DMA write after a refused rkey");
     end
-    if (rst_n && st == S_RX_SCATTER && rx_is_write && rx_first && p_rlen != 32'd0)
-      assert (sva_granted) else $error("RDMA WRITE placed without a granted rkey check");
+    if (rst_n && st == S_RX_SCATTER && rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0))
+      assert (sva_granted) else $error("RDMA WRITE packet placed without a granted rkey check");
     if (rst_n && st == S_RD_RESP_PKT)
       assert (sva_granted) else $error("READ response without a granted rkey check");
   end

@@ -1394,7 +1394,11 @@ module rnic_engine #(
               after_cqe <= S_ERROR_QP;
               st <= S_CQE_WRITE;
             end else begin
-              tx_syndrome <= 8'h63; err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+              // The IOMMU refused the target: for an RDMA WRITE that is a
+              // remote access error (its region went away under it, say);
+              // for a SEND, the responder's own receive buffer failed.
+              tx_syndrome <= rx_is_write ? 8'h62 : 8'h63;
+              err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
               st <= S_ACK_SEND;
             end
           end else if (rx_is_rresp) begin
@@ -1454,8 +1458,9 @@ module rnic_engine #(
           tx_psn <= tx_psn + 24'd1;
           if (poison) begin
             // The response left poisoned (dropped by the requester); tell the
-            // requester why with a NAK so its READ fails instead of waiting.
-            tx_syndrome <= 8'h63;
+            // requester why with a NAK so its READ fails instead of waiting:
+            // the memory it reads was refused, a remote access error.
+            tx_syndrome <= 8'h62;
             err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
             flush_recv <= 1'b0;
             st <= S_ACK_SEND;

@@ -132,6 +132,7 @@ module rnic_regs #(
 
   // Staging registers ----------------------------------------------------
   logic [7:0]  pt_flags;
+  logic        pt_busy;    // a PT command is on its way to the table
   logic [31:0] pt_index_r, pt_key_pz, pt_link_r, cq_sel_r, cq_log_r, qp_sel_r, qp_rings, qp_pz_r;
   logic [31:0] qp_remote, qp_sq_psn_r, qp_rq_psn_r, qp_flags_r, mac_lo, mac_hi;
   // Outside a mutant build the register exists but drives nothing.
@@ -202,6 +203,7 @@ module rnic_regs #(
       rnic_pkg::REG_PT_LEN_HI:   rdata = pt_len[63:32];
       rnic_pkg::REG_PT_FLAGS:    rdata = 32'(pt_flags);
       rnic_pkg::REG_PT_LINK:     rdata = pt_link_r;
+      rnic_pkg::REG_PT_CMD:      rdata = {31'd0, pt_busy};
       rnic_pkg::REG_CQ_SEL:      rdata = cq_sel_r;
       rnic_pkg::REG_CQ_BASE_LO:  rdata = cq_base[31:0];
       rnic_pkg::REG_CQ_BASE_HI:  rdata = cq_base[63:32];
@@ -270,7 +272,7 @@ module rnic_regs #(
       qp_sel_r <= '0; qp_sq_base <= '0; qp_rq_base <= '0; qp_rings <= '0; qp_pz_r <= '0;
       qp_remote <= '0; qp_remote_ip <= '0; qp_remote_mac <= '0; qp_sq_psn_r <= '0;
       qp_rq_psn_r <= '0; qp_flags_r <= '0;
-      pt_valid <= 1'b0; pt_cmd <= '0;
+      pt_valid <= 1'b0; pt_cmd <= '0; pt_busy <= 1'b0;
       cq_cmd_valid <= 1'b0; cq_cmd <= '0;
       qp_cmd_valid <= 1'b0; qp_cmd <= '0;
       db_valid <= 1'b0; db_kind <= '0; db_index <= '0; db_value <= '0;
@@ -293,6 +295,8 @@ module rnic_regs #(
                      ~((wr && a == rnic_pkg::REG_INTR_STATUS) ? bar_req_wdata : 32'd0);
       if (ev_rx_drop) rx_drops <= rx_drops + 32'd1;
 
+      // The table answers every command one cycle after it.
+      if (pt_done) pt_busy <= 1'b0;
       if (pt_done && !pt_err && pt_cmd == rnic_pkg::PT_CMD_READ) begin
         pt_key_pz <= {8'd0, pt_r_pz, pt_r_key};
         pt_base   <= pt_r_base;
@@ -321,6 +325,7 @@ module rnic_regs #(
           rnic_pkg::REG_PT_LINK:     pt_link_r <= bar_req_wdata;
           rnic_pkg::REG_PT_CMD: begin
             pt_valid <= 1'b1;
+            pt_busy  <= 1'b1;
             pt_cmd   <= bar_req_wdata[1:0];
           end
           rnic_pkg::REG_CQ_SEL:      cq_sel_r <= bar_req_wdata;

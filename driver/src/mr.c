@@ -5,6 +5,17 @@
 
 #include "internal.h"
 
+/* Issues a PT command and waits until the table has carried it out, so a
+ * caller that returns has its entry in force (PT_CMD reads 1 until then, a
+ * few cycles). */
+static int pt_command(rnic_dev *d, uint32_t cmd) {
+    reg_wr(d, RNIC_REG_PT_CMD, cmd);
+    for (int polls = 0; reg_rd(d, RNIC_REG_PT_CMD) != 0; polls++)
+        if (polls > 1000)
+            return RNIC_E_HW;
+    return RNIC_OK;
+}
+
 static void pt_write(rnic_dev *d, uint32_t index, uint8_t key, uint16_t pz, uint64_t base, uint64_t len,
                      uint32_t rights, uint32_t type, uint32_t state) {
     reg_wr(d, RNIC_REG_PT_INDEX, index);
@@ -15,7 +26,7 @@ static void pt_write(rnic_dev *d, uint32_t index, uint8_t key, uint16_t pz, uint
     reg_wr(d, RNIC_REG_PT_LEN_HI, (uint32_t)(len >> 32));
     reg_wr(d, RNIC_REG_PT_FLAGS, rights | type << RNIC_PT_FLAGS_TYPE_SHIFT | state << RNIC_PT_FLAGS_STATE_SHIFT);
     reg_wr(d, RNIC_REG_PT_LINK, 0);
-    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_WRITE);
+    (void)pt_command(d, RNIC_PT_CMD_WRITE);
 }
 
 /* A free table index (index 0 is never used, so key 0 names nothing), or 0. */
@@ -70,7 +81,7 @@ int rnic_mr_dereg(rnic_mr *mr) {
         return RNIC_E_INVAL;
     rnic_dev *d = mr->dev;
     reg_wr(d, RNIC_REG_PT_INDEX, mr->index);
-    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_INVALIDATE);
+    (void)pt_command(d, RNIC_PT_CMD_INVALIDATE);
     d->hal.ops->dma_unmap(d->hal.ctx, mr->addr, mr->len);
     d->pt_used[mr->index] = 0;
     d->pz_refs[mr->pz]--;
@@ -106,7 +117,7 @@ int rnic_mw_free(rnic_mw *mw) {
         return RNIC_E_INVAL;
     rnic_dev *d = mw->dev;
     reg_wr(d, RNIC_REG_PT_INDEX, mw->index);
-    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_INVALIDATE);
+    (void)pt_command(d, RNIC_PT_CMD_INVALIDATE);
     d->pt_used[mw->index] = 0;
     d->pz_refs[mw->pz]--;
     free(mw);
@@ -118,7 +129,8 @@ int rnic_mw_query(rnic_mw *mw, struct rnic_mw_state *out) {
         return RNIC_E_INVAL;
     rnic_dev *d = mw->dev;
     reg_wr(d, RNIC_REG_PT_INDEX, mw->index);
-    reg_wr(d, RNIC_REG_PT_CMD, RNIC_PT_CMD_READ);
+    if (pt_command(d, RNIC_PT_CMD_READ) != RNIC_OK)
+        return RNIC_E_HW;
     const uint32_t key_pz = reg_rd(d, RNIC_REG_PT_KEY_PZ);
     const uint32_t flags = reg_rd(d, RNIC_REG_PT_FLAGS);
     const uint32_t type = (flags & RNIC_PT_FLAGS_TYPE_MASK) >> RNIC_PT_FLAGS_TYPE_SHIFT;

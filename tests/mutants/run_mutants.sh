@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
 # System-level mutant kill table. Needs a build made with -DRNIC_MUTANTS=ON,
-# where the MUTANT register switches one protection or fence rule off at run
-# time. Each mutant must make at least one of the scenario tests fail; one
-# that passes them all is a hole in the tests, and this script fails.
+# where the MUTANT register switches one protection, window or fence rule off
+# at run time (one verilated model serves every mutant). Each mutant must make
+# at least one of the tests below fail; one that passes them all is a hole in
+# the tests, and this script fails.
 # usage: run_mutants.sh BUILD_DIR
 set -uo pipefail
 build=${1:?usage: run_mutants.sh BUILD_DIR}
-tests=("$build/tests/driver/test_protection" "$build/tests/driver/test_fence")
-names=(NONE NO_KEY_CHECK NO_PZ_CHECK NO_RIGHTS_CHECK NO_BOUNDS_CHECK NO_STATE_CHECK NO_FENCE)
+tests=("$build/tests/driver/test_protection" "$build/tests/driver/test_fence" "$build/tests/driver/test_bind"
+       "$build/tests/scenario/scenarios all")
+names=(NONE NO_KEY_CHECK NO_PZ_CHECK NO_RIGHTS_CHECK NO_BOUNDS_CHECK NO_STATE_CHECK NO_FENCE NO_BIND_FENCE
+       NO_BIND_KEY_CHANGE NO_LINK_CHECK NO_TYPE_CHECK NO_BIND_LMR_CHECK)
 
 # With no mutant selected every test must pass, or every kill is meaningless.
 for t in "${tests[@]}"; do
-  if ! RNIC_TEST_MUTANT=0 timeout 300 "$t" >/dev/null 2>&1; then
-    echo "run_mutants: $(basename "$t") fails with no mutant selected"
+  # shellcheck disable=SC2086  # a test is a program and its arguments
+  if ! RNIC_TEST_MUTANT=0 timeout 300 $t >/dev/null 2>&1; then
+    echo "run_mutants: $(basename "${t%% *}") fails with no mutant selected"
     exit 1
   fi
 done
 killed=0 survived=0
 printf '%-18s %-8s %s\n' mutant verdict "killed by"
-for m in 1 2 3 4 5 6; do
+for m in $(seq 1 $((${#names[@]} - 1))); do
   by=()
   for t in "${tests[@]}"; do
-    RNIC_TEST_MUTANT=$m timeout 300 "$t" >/dev/null 2>&1 || by+=("$(basename "$t")")
+    # shellcheck disable=SC2086
+    RNIC_TEST_MUTANT=$m timeout 300 $t >/dev/null 2>&1 || by+=("$(basename "${t%% *}")")
   done
   if [ ${#by[@]} -gt 0 ]; then
     printf '%-18s %-8s %s\n' "${names[$m]}" killed "${by[*]}"

@@ -7,7 +7,8 @@
  *   server (rnic1): PSP on conn_qual 4321, accepts with private data
  *   client (rnic0): connects, RDMA-writes a greeting into the server's
  *                   buffer, SENDs a note that it is there, RDMA-reads it
- *                   back, disconnects
+ *                   back, writes through a memory window the server
+ *                   bound for it, disconnects
  *
  * Build against an installed libdat:
  *   cc dat_example.c $(pkg-config --cflags --libs dat) -o dat_example
@@ -166,6 +167,42 @@ int main(void)
     wait_event(&client, client.dto_evd, DAT_DTO_COMPLETION_EVENT);
     printf("client: read back \"%s\"\n", client.buf + 1024);
     int ok = strcmp(client.buf + 1024, greeting) == 0 && strcmp(server.buf, greeting) == 0;
+
+    /* Server: a memory window over 256 bytes of its buffer, remote write
+     * only, bound on its EP; the window's context goes to the client in a
+     * SEND posted right behind the bind. The bind fences the SEND, so the
+     * client may use the context the moment it arrives. */
+    DAT_LMR_TRIPLET inbox = { client.lmr_context, 0, (DAT_VADDR)(uintptr_t)(client.buf + 2048),
+                              sizeof(DAT_RMR_TRIPLET) };
+    cookie.as_64 = 5;
+    TRY(dat_ep_post_recv(client.ep, 1, &inbox, cookie, DAT_COMPLETION_DEFAULT_FLAG));
+    DAT_RMR_HANDLE rmr;
+    TRY(dat_rmr_create(server.pz, &rmr));
+    DAT_LMR_TRIPLET window = { server.lmr_context, 0, (DAT_VADDR)(uintptr_t)(server.buf + 3072), 256 };
+    DAT_RMR_COOKIE bind_cookie = { .as_64 = 6 };
+    DAT_RMR_CONTEXT window_context;
+    TRY(dat_rmr_bind(rmr, &window, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, server.ep, bind_cookie,
+                     DAT_COMPLETION_DEFAULT_FLAG, &window_context));
+    DAT_RMR_TRIPLET offer = { window_context, 0, window.virtual_address, window.segment_length };
+    memcpy(server.buf + 3584, &offer, sizeof(offer));
+    DAT_LMR_TRIPLET offer_msg = { server.lmr_context, 0, (DAT_VADDR)(uintptr_t)(server.buf + 3584), sizeof(offer) };
+    cookie.as_64 = 7;
+    TRY(dat_ep_post_send(server.ep, 1, &offer_msg, cookie, DAT_COMPLETION_DEFAULT_FLAG));
+
+    wait_event(&client, client.dto_evd, DAT_DTO_COMPLETION_EVENT);
+    DAT_RMR_TRIPLET window_target;
+    memcpy(&window_target, client.buf + 2048, sizeof(window_target));
+    const char through[] = "written through a memory window";
+    strcpy(client.buf + 2560, through);
+    DAT_LMR_TRIPLET wsrc = { client.lmr_context, 0, (DAT_VADDR)(uintptr_t)(client.buf + 2560), sizeof(through) };
+    cookie.as_64 = 8;
+    TRY(dat_ep_post_rdma_write(client.ep, 1, &wsrc, cookie, &window_target, DAT_COMPLETION_DEFAULT_FLAG));
+    wait_event(&client, client.dto_evd, DAT_DTO_COMPLETION_EVENT);
+    wait_event(&server, server.dto_evd, DAT_RMR_BIND_COMPLETION_EVENT);
+    wait_event(&server, server.dto_evd, DAT_DTO_COMPLETION_EVENT);
+    printf("server: window 0x%08x holds \"%s\"\n", (unsigned)window_context, server.buf + 3072);
+    ok = ok && strcmp(server.buf + 3072, through) == 0;
+    TRY(dat_rmr_free(rmr));
 
     /* Both sides see the disconnect. */
     TRY(dat_ep_disconnect(client.ep, DAT_CLOSE_GRACEFUL_FLAG));

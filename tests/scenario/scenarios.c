@@ -155,9 +155,9 @@ static void bind_send(void)
     /* The peer's WRITE, checked against the window after the commit, granted. */
     size_t use = rec_find(0, OWNER, RNIC_EV_RKEY_CHECK, REC_ANY, 0xFFFFFFFF00000000ull, (uint64_t)ctx << 32);
     CHECK(use != REC_NONE && rec_cycle(use) > t_commit && VERDICT(rec_at(use)) == RNIC_PT_VERDICT_OK);
-    printf("bind_send: bind held %llu cycles behind the READ; SEND's first packet %llu cycles after the commit\n",
+    printf("bind_send: bind held %llu cycles behind the READ; SEND's first packet %lld cycles after the commit\n",
            (unsigned long long)(t_commit - t_hold),
-           (unsigned long long)(send_pkt == REC_NONE ? 0 : rec_cycle(send_pkt) - t_commit));
+           send_pkt == REC_NONE ? 0 : (long long)rec_cycle(send_pkt) - (long long)t_commit);
     dt_pair_close(&p);
 }
 

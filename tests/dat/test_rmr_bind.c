@@ -406,6 +406,49 @@ static void fails_after_return(void)
     dt_pair_close(&p);
 }
 
+/* ---------------- a window belongs to its PZ: another EP of the PZ rebinds it */
+static void other_ep_same_pz(void)
+{
+    struct dt_pair p;
+    fresh_pair(&p, NULL);
+    struct dt_side *o = &p.s[1], *peer = &p.s[0];
+    /* A second connection between the same two PZs. */
+    DAT_EP_HANDLE o2, peer2;
+    CHECK_OK(dat_ep_create(o->ia, o->pz, o->recv_evd, o->req_evd, o->conn_evd, NULL, &o2));
+    CHECK_OK(dat_ep_create(peer->ia, peer->pz, peer->recv_evd, peer->req_evd, peer->conn_evd, NULL, &peer2));
+    CHECK_OK(dat_ep_connect(peer2, dt_addr(o->ia), p.qual, DT_WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
+                            DAT_CONNECT_DEFAULT_FLAG));
+    DAT_EVENT ev;
+    CHECK_OK(dt_wait(o->cr_evd, DT_WAIT_US, &ev));
+    CHECK_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+    CHECK_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, o2, 0, NULL));
+    CHECK_EQ(dt_wait_number(o->conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_ESTABLISHED);
+    CHECK_EQ(dt_wait_number(peer->conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_ESTABLISHED);
+
+    DAT_RMR_HANDLE rmr;
+    CHECK_OK(dat_rmr_create(o->pz, &rmr));
+    DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
+    DAT_RMR_CONTEXT c1, c2;
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(1), 0, &c1));
+    CHECK_EQ(wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
+    /* Rebound from the other EP, without an unbind. */
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o2, rcookie(2), 0, &c2));
+    CHECK_EQ(wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
+    CHECK(c1 != c2);
+    /* The new context works over either connection; the old one over neither. */
+    CHECK_EQ(peer_write(&p, c2, WIN_OFF, 32, 31), DAT_DTO_SUCCESS);
+    dt_fill(peer->buf, 32, 32);
+    DAT_LMR_TRIPLET l = dt_iov(peer, 0, 32);
+    DAT_RMR_TRIPLET r = { c2, 0, t.virtual_address + 64, 32 };
+    CHECK_OK(dat_ep_post_rdma_write(peer2, 1, &l, dt_cookie(33), &r, DAT_COMPLETION_DEFAULT_FLAG));
+    CHECK_EQ(dt_wait_dto(peer->req_evd, NULL), DAT_DTO_SUCCESS);
+    CHECK(memcmp(o->buf + WIN_OFF + 64, peer->buf, 32) == 0);
+    r.rmr_context = c1;
+    CHECK_OK(dat_ep_post_rdma_write(peer2, 1, &l, dt_cookie(34), &r, DAT_COMPLETION_DEFAULT_FLAG));
+    CHECK_EQ(dt_wait_dto(peer->req_evd, NULL), DAT_DTO_ERR_REMOTE_ACCESS);
+    dt_pair_close(&p);
+}
+
 int main(void)
 {
     handles();
@@ -416,5 +459,6 @@ int main(void)
     unbind_and_lmr_free();
     send_behind_bind();
     fails_after_return();
+    other_ep_same_pz();
     return dt_finish("test_rmr_bind");
 }

@@ -305,6 +305,66 @@ static void mgmt_cannot_bind(void)
     reconnect();
 }
 
+/* Nothing but the bind's own QP waits: while a bind is held behind a 64 KiB
+ * READ on one QP, a WRITE on another QP of the same NIC starts. */
+static struct rnic_sim_event held_ev[4096];
+static int n_held_ev;
+static void record(const struct rnic_sim_event *e, void *arg)
+{
+    (void)arg;
+    if (n_held_ev < 4096)
+        held_ev[n_held_ev++] = *e;
+}
+
+static void other_qps_flow(void)
+{
+    rnic_qp *x[2];
+    for (int s = 0; s < 2; s++) {
+        struct rnic_qp_attr at = {64, 64, P.cq[s], P.cq[s], P.pz[s], 1,
+                                  RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
+        CHECK_EQ(rnic_qp_create(P.dev[s], &at, &x[s]), RNIC_OK);
+    }
+    CHECK_EQ(rnic_qp_connect_local(x[0], x[1]), RNIC_OK);
+    rnic_mw *mw;
+    CHECK_EQ(rnic_mw_alloc(P.dev[1], P.pz[1], &mw), RNIC_OK);
+    const uint32_t k0 = rnic_mw_key(mw);
+    n_held_ev = 0;
+    rnic_sim_set_event_hook(record, NULL);
+    struct rnic_sge rs = {va(b), BUF, rnic_mr_key(mb)};
+    struct rnic_send_wr rd = {.wr_id = 60, .opcode = RNIC_OP_RDMA_READ, .flags = RNIC_WQE_FLAG_SIGNALED,
+                              .num_sge = 1, .sg = &rs, .remote_addr = va(a), .rkey = rnic_mr_key(ma)};
+    CHECK_EQ(rnic_post_send(P.qp[1], &rd), RNIC_OK);
+    struct rnic_bind_wr w = bind_wr(k0, (uint8_t)(k0 + 1), rnic_mr_key(mb), va(b), 64, RNIC_ACCESS_REMOTE_WRITE);
+    CHECK_EQ(rnic_post_bind(P.qp[1], &w), RNIC_OK);
+    struct rnic_sge ws = {va(b) + 128, 64, rnic_mr_key(mb)};
+    struct rnic_send_wr wr = {.wr_id = 61, .opcode = RNIC_OP_RDMA_WRITE, .flags = RNIC_WQE_FLAG_SIGNALED,
+                              .num_sge = 1, .sg = &ws, .remote_addr = va(a) + 128, .rkey = rnic_mr_key(ma)};
+    CHECK_EQ(rnic_post_send(x[1], &wr), RNIC_OK);
+    struct rnic_wc wc[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(wait_cq(&P, 1, &wc[i]), 1);
+    rnic_sim_set_event_hook(NULL, NULL);
+    /* All three complete, the bind last (it commits after the READ); the
+     * other QP's WRITE started long before (its ACK may queue behind the
+     * peer's READ responses: one engine serves both). */
+    CHECK_EQ(wc[0].status + wc[1].status + wc[2].status, 0);
+    CHECK_EQ(wc[2].wr_id, 77);
+    CHECK(wc[0].wr_id + wc[1].wr_id == 60 + 61);
+    uint64_t commit = 0, other_pkt = 0;
+    for (int i = 0; i < n_held_ev; i++) {
+        if (held_ev[i].nic == 1 && held_ev[i].event == RNIC_EV_BIND_COMMIT)
+            commit = held_ev[i].cycle;
+        if (held_ev[i].nic == 1 && held_ev[i].event == RNIC_EV_PKT_FIRST && held_ev[i].qpn == rnic_qp_num(x[1]))
+            other_pkt = held_ev[i].cycle;
+    }
+    CHECK(commit != 0 && other_pkt != 0 && other_pkt < commit);
+    printf("another QP's WRITE leaves %lld cycles before the held bind commits\n",
+           (long long)commit - (long long)other_pkt);
+    rnic_qp_destroy(x[0]);
+    rnic_qp_destroy(x[1]);
+    rnic_mw_free(mw);
+}
+
 int main(void)
 {
     pair_open(&P);
@@ -321,5 +381,6 @@ int main(void)
     region_gone();
     flushed_bind();
     mgmt_cannot_bind();
+    other_qps_flow();
     return rnic_test_finish("test_bind");
 }

@@ -257,6 +257,21 @@ struct dat_ep {
     uint64_t graceful_deadline;          /* NIC cycle: give up on unreported (suppressed) DTOs */
 };
 
+/* The WQE flags of request `seq`: SIGNALED when its completion is to be
+ * delivered, and now and then for a suppressed one, so the ring slots of the
+ * requests before it are known to be free again; FENCE on request. */
+static inline uint8_t dat_req_wqe_flags(struct dat_ep *ep, uint64_t seq, bool deliver, DAT_COMPLETION_FLAGS f)
+{
+    uint8_t w = 0;
+    if (deliver || seq - ep->sq_last_signaled >= (ep->sq_mask + 1u) / 2u) {
+        w |= RNIC_WQE_FLAG_SIGNALED;
+        ep->sq_last_signaled = seq;
+    }
+    if (f & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+        w |= RNIC_WQE_FLAG_FENCE;
+    return w;
+}
+
 /* A configured EP (PZ, request and connect EVDs) has a hardware QP. */
 DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
 /* Rebuild the (still unconnected) QP for the RDMA READ limit the

@@ -107,14 +107,7 @@ static DAT_RETURN post_request(struct dat_ep *ep, uint8_t op, struct rnic_sge *s
         .remote_addr = remote ? remote->target_address : 0,
         .rkey = remote ? remote->rmr_context : 0,
     };
-    /* A suppressed DTO still gets a CQE now and then, so the ring slots of
-     * the ones before it are known to be free again. */
-    if (d->deliver || seq - ep->sq_last_signaled >= (ep->sq_mask + 1u) / 2u) {
-        wr.flags |= RNIC_WQE_FLAG_SIGNALED;
-        ep->sq_last_signaled = seq;
-    }
-    if (f & DAT_COMPLETION_BARRIER_FENCE_FLAG)
-        wr.flags |= RNIC_WQE_FLAG_FENCE;
+    wr.flags = dat_req_wqe_flags(ep, seq, d->deliver, f);
     if (f & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
         wr.flags |= RNIC_WQE_FLAG_SOLICITED;
     int rc = rnic_post_send(ep->qp, &wr);

@@ -200,12 +200,7 @@ DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, const DAT_LMR_TRIPLET *lmr_tr
         .len = lmr ? (uint32_t)lmr_triplet->segment_length : 0,
         .lkey = lmr ? lmr->lmr_context : 0,
     };
-    if (d->deliver || seq - ep->sq_last_signaled >= (ep->sq_mask + 1u) / 2u) {
-        wr.flags |= RNIC_WQE_FLAG_SIGNALED;
-        ep->sq_last_signaled = seq;
-    }
-    if (completion_flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
-        wr.flags |= RNIC_WQE_FLAG_FENCE;
+    wr.flags = dat_req_wqe_flags(ep, seq, d->deliver, completion_flags);
     int rc = rnic_post_bind(ep->qp, &wr);
     if (rc != RNIC_OK)
         return rc == RNIC_E_FULL ? DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP)

@@ -145,3 +145,32 @@ void dt_fill(uint8_t *b, size_t n, unsigned seed)
         b[i] = (uint8_t)(x >> 24);
     }
 }
+
+DAT_RMR_COOKIE dt_rcookie(uint64_t v)
+{
+    DAT_RMR_COOKIE c;
+    c.as_64 = v;
+    return c;
+}
+
+int dt_wait_bind(DAT_EVD_HANDLE evd, DAT_RMR_HANDLE rmr, uint64_t cookie)
+{
+    DAT_EVENT ev;
+    if (dt_wait(evd, DT_WAIT_US, &ev) != DAT_SUCCESS || ev.event_number != DAT_RMR_BIND_COMPLETION_EVENT)
+        return -1;
+    if (rmr != DAT_HANDLE_NULL) {
+        CHECK(ev.event_data.rmr_completion_event_data.rmr_handle == rmr);
+        CHECK_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, cookie);
+    }
+    return (int)ev.event_data.rmr_completion_event_data.status;
+}
+
+int dt_peer_write(struct dt_pair *p, DAT_RMR_CONTEXT ctx, size_t off, size_t len, unsigned seed)
+{
+    dt_fill(p->s[0].buf, len, seed);
+    DAT_LMR_TRIPLET l = dt_iov(&p->s[0], 0, len);
+    DAT_RMR_TRIPLET r = { ctx, 0, (DAT_VADDR)(uintptr_t)(p->s[1].buf + off), len };
+    if (dat_ep_post_rdma_write(p->s[0].ep, 1, &l, dt_cookie(seed), &r, DAT_COMPLETION_DEFAULT_FLAG) != DAT_SUCCESS)
+        return -2;
+    return dt_wait_dto(p->s[0].req_evd, NULL);
+}

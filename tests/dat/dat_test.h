@@ -102,6 +102,13 @@ int dt_wait_dto(DAT_EVD_HANDLE evd, DAT_DTO_COMPLETION_EVENT_DATA *out);
 DAT_EVENT_NUMBER dt_wait_number(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout_us);
 
 DAT_LMR_TRIPLET dt_iov(const struct dt_side *s, size_t off, size_t len);
+DAT_RMR_COOKIE dt_rcookie(uint64_t v);
+/* The next event of evd must be a bind completion; returns its status (-1:
+ * something else, or nothing). With rmr != NULL, also checks its handle and cookie. */
+int dt_wait_bind(DAT_EVD_HANDLE evd, DAT_RMR_HANDLE rmr, uint64_t cookie);
+/* Side 0 RDMA-writes len bytes of pattern `seed` into side 1's buf + off
+ * through `ctx`; returns the completion status (-2: the post was refused). */
+int dt_peer_write(struct dt_pair *p, DAT_RMR_CONTEXT ctx, size_t off, size_t len, unsigned seed);
 DAT_RMR_TRIPLET dt_remote(const struct dt_side *s, size_t off, size_t len);
 DAT_DTO_COOKIE dt_cookie(uint64_t v);
 void dt_fill(uint8_t *b, size_t n, unsigned seed);

@@ -13,41 +13,9 @@
 #define WIN_OFF 4096u
 #define WIN_LEN 1024u
 
-static DAT_RMR_COOKIE rcookie(uint64_t v)
-{
-    DAT_RMR_COOKIE c;
-    c.as_64 = v;
-    return c;
-}
-
-/* The next event of `evd` must be the bind completion of `rmr` with `cookie`;
- * returns its status (-1 if it is something else or none came). */
-static int wait_bind(DAT_EVD_HANDLE evd, DAT_RMR_HANDLE rmr, uint64_t cookie)
-{
-    DAT_EVENT ev;
-    if (dt_wait(evd, DT_WAIT_US, &ev) != DAT_SUCCESS || ev.event_number != DAT_RMR_BIND_COMPLETION_EVENT)
-        return -1;
-    CHECK(ev.event_data.rmr_completion_event_data.rmr_handle == rmr);
-    CHECK_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, cookie);
-    return (int)ev.event_data.rmr_completion_event_data.status;
-}
-
 static DAT_LMR_TRIPLET win(const struct dt_side *s, size_t off, size_t len)
 {
     return dt_iov(s, off, len);
-}
-
-/* Side 0 RDMA-writes `len` bytes of pattern `seed` through `ctx` at side 1's
- * buf + off; returns the completion status. */
-static int peer_write(struct dt_pair *p, DAT_RMR_CONTEXT ctx, size_t off, size_t len, unsigned seed)
-{
-    dt_fill(p->s[0].buf, len, seed);
-    DAT_LMR_TRIPLET l = dt_iov(&p->s[0], 0, len);
-    DAT_RMR_TRIPLET r = { ctx, 0, (DAT_VADDR)(uintptr_t)(p->s[1].buf + off), len };
-    DAT_RETURN rc = dat_ep_post_rdma_write(p->s[0].ep, 1, &l, dt_cookie(seed), &r, DAT_COMPLETION_DEFAULT_FLAG);
-    if (rc != DAT_SUCCESS)
-        return -2;
-    return dt_wait_dto(p->s[0].req_evd, NULL);
 }
 
 static void fresh_pair(struct dt_pair *p, const DAT_EP_ATTR *attr1)
@@ -69,7 +37,7 @@ static void handles(void)
     DAT_RMR_CONTEXT ctx;
     DAT_HANDLE not_rmr[] = { DAT_HANDLE_NULL, s.lmr, s.ep, s.pz, (DAT_HANDLE)0x1234 };
     for (size_t i = 0; i < sizeof(not_rmr) / sizeof(not_rmr[0]); i++) {
-        CHECK_RET(dat_rmr_bind(not_rmr[i], &t, DAT_MEM_PRIV_REMOTE_READ_FLAG, s.ep, rcookie(1), 0, &ctx),
+        CHECK_RET(dat_rmr_bind(not_rmr[i], &t, DAT_MEM_PRIV_REMOTE_READ_FLAG, s.ep, dt_rcookie(1), 0, &ctx),
                   DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
         DAT_RMR_PARAM q;
         CHECK_RET(dat_rmr_query(not_rmr[i], DAT_RMR_FIELD_ALL, &q), DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
@@ -78,7 +46,7 @@ static void handles(void)
     CHECK_OK(dat_rmr_create(s.pz, &rmr));
     CHECK(dat_get_handle_type(rmr, &(DAT_HANDLE_TYPE){0}) == DAT_SUCCESS);
     /* An EP that is not one. */
-    CHECK_RET(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_READ_FLAG, s.pz, rcookie(1), 0, &ctx), DAT_INVALID_HANDLE,
+    CHECK_RET(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_READ_FLAG, s.pz, dt_rcookie(1), 0, &ctx), DAT_INVALID_HANDLE,
               DAT_INVALID_HANDLE_EP);
     DAT_RMR_PARAM q;
     memset(&q, 0xA5, sizeof(q));
@@ -112,9 +80,9 @@ static void bind_use_rebind(void)
     DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT c1 = 0, c2 = 0;
     CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep,
-                          rcookie(0xB1), DAT_COMPLETION_DEFAULT_FLAG, &c1));
+                          dt_rcookie(0xB1), DAT_COMPLETION_DEFAULT_FLAG, &c1));
     CHECK(c1 != q.rmr_context);                        /* a new context */
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 0xB1), DAT_RMR_BIND_SUCCESS);   /* notified by default */
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 0xB1), DAT_RMR_BIND_SUCCESS);   /* notified by default */
     CHECK_OK(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q));
     CHECK_EQ(q.rmr_context, c1);
     CHECK_EQ(q.lmr_triplet.lmr_context, o->lmr_ctx);
@@ -123,7 +91,7 @@ static void bind_use_rebind(void)
     CHECK_EQ(q.mem_priv, DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
 
     /* The peer writes and reads through the window. */
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF + 100, 200, 5), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF + 100, 200, 5), DAT_DTO_SUCCESS);
     CHECK(memcmp(o->buf + WIN_OFF + 100, p.s[0].buf, 200) == 0);
     DAT_LMR_TRIPLET l = dt_iov(&p.s[0], 8192, 300);
     DAT_RMR_TRIPLET r = { c1, 0, (DAT_VADDR)(uintptr_t)(o->buf + WIN_OFF), 300 };
@@ -133,17 +101,17 @@ static void bind_use_rebind(void)
 
     /* A rebind needs no unbind; the same cookie again is fine. */
     DAT_LMR_TRIPLET t2 = win(o, 2 * WIN_OFF, WIN_LEN);
-    CHECK_OK(dat_rmr_bind(rmr, &t2, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(0xB1), 0, &c2));
+    CHECK_OK(dat_rmr_bind(rmr, &t2, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(0xB1), 0, &c2));
     CHECK(c2 != c1);
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 0xB1), DAT_RMR_BIND_SUCCESS);
-    CHECK_EQ(peer_write(&p, c2, 2 * WIN_OFF, 64, 7), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 0xB1), DAT_RMR_BIND_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c2, 2 * WIN_OFF, 64, 7), DAT_DTO_SUCCESS);
     CHECK(memcmp(o->buf + 2 * WIN_OFF, p.s[0].buf, 64) == 0);
 
     /* The previous context after the bind completed: a protection error at
      * the peer, no byte written, the connection broken on both sides. */
     uint8_t before[64];
     memcpy(before, o->buf + WIN_OFF, 64);
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF, 64, 9), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF, 64, 9), DAT_DTO_ERR_REMOTE_ACCESS);
     CHECK(memcmp(before, o->buf + WIN_OFF, 64) == 0);
     CHECK_EQ(dt_wait_number(p.s[0].conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_BROKEN);
     CHECK_EQ(dt_wait_number(o->conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_BROKEN);
@@ -171,33 +139,33 @@ static void checks(void)
     CHECK_OK(dat_lmr_create(o->ia, DAT_MEM_TYPE_VIRTUAL, reg, DT_BUF, o->pz, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &l_wo,
                             &c_wo, NULL, NULL, NULL));
     DAT_LMR_TRIPLET t_ro = { c_ro, 0, t.virtual_address, WIN_LEN }, t_wo = { c_wo, 0, t.virtual_address, WIN_LEN };
-    CHECK_TYPE(dat_rmr_bind(rmr, &t_ro, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(1), 0, &ctx),
+    CHECK_TYPE(dat_rmr_bind(rmr, &t_ro, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(1), 0, &ctx),
                DAT_PRIVILEGES_VIOLATION);
-    CHECK_TYPE(dat_rmr_bind(rmr, &t_wo, DAT_MEM_PRIV_REMOTE_READ_FLAG, o->ep, rcookie(1), 0, &ctx),
+    CHECK_TYPE(dat_rmr_bind(rmr, &t_wo, DAT_MEM_PRIV_REMOTE_READ_FLAG, o->ep, dt_rcookie(1), 0, &ctx),
                DAT_PRIVILEGES_VIOLATION);
     CHECK_EQ(ctx, 0x5A5A);   /* nothing returned on failure */
     /* ... but each backs its own counterpart. */
-    CHECK_OK(dat_rmr_bind(rmr, &t_ro, DAT_MEM_PRIV_REMOTE_READ_FLAG, o->ep, rcookie(2), 0, &ctx));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
-    CHECK_OK(dat_rmr_bind(rmr, &t_wo, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(3), 0, &ctx));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 3), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t_ro, DAT_MEM_PRIV_REMOTE_READ_FLAG, o->ep, dt_rcookie(2), 0, &ctx));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t_wo, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(3), 0, &ctx));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 3), DAT_RMR_BIND_SUCCESS);
     /* DAT_MEM_PRIV_ALL_FLAG is accepted (its local half means nothing here). */
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_ALL_FLAG, o->ep, rcookie(4), 0, &ctx));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 4), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_ALL_FLAG, o->ep, dt_rcookie(4), 0, &ctx));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 4), DAT_RMR_BIND_SUCCESS);
 
     /* Ranges outside the LMR. */
     DAT_LMR_TRIPLET bad = win(o, DT_BUF - 16, 32);
-    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
+    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
     bad = t;
     bad.virtual_address = (DAT_VADDR)(uintptr_t)o->buf - 8;
-    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
+    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
     /* An LMR context that names nothing, and one of a freed LMR. */
     bad = t;
     bad.lmr_context = 0x00FFFF01u;
-    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
+    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER);
     bad.lmr_context = c_ro;
     CHECK_OK(dat_lmr_free(l_ro));
-    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
+    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
     /* An LMR of another PZ; an RMR of another PZ than the EP's. */
     DAT_PZ_HANDLE pz2;
     CHECK_OK(dat_pz_create(o->ia, &pz2));
@@ -207,21 +175,21 @@ static void checks(void)
                             NULL, NULL, NULL));
     bad = t;
     bad.lmr_context = c_pz2;
-    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
+    CHECK_TYPE(dat_rmr_bind(rmr, &bad, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
     DAT_RMR_HANDLE rmr_pz2;
     CHECK_OK(dat_rmr_create(pz2, &rmr_pz2));
-    CHECK_TYPE(dat_rmr_bind(rmr_pz2, &t, rw, o->ep, rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
+    CHECK_TYPE(dat_rmr_bind(rmr_pz2, &t, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_PROTECTION_VIOLATION);
     /* Privileges, flags and pointers that are not valid. */
-    CHECK_RET(dat_rmr_bind(rmr, &t, (DAT_MEM_PRIV_FLAGS)0x04, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER,
+    CHECK_RET(dat_rmr_bind(rmr, &t, (DAT_MEM_PRIV_FLAGS)0x04, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER,
               DAT_INVALID_ARG3);
-    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), (DAT_COMPLETION_FLAGS)0x40, &ctx), DAT_INVALID_PARAMETER,
+    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), (DAT_COMPLETION_FLAGS)0x40, &ctx), DAT_INVALID_PARAMETER,
               DAT_INVALID_ARG6);
-    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), DAT_COMPLETION_SOLICITED_WAIT_FLAG, &ctx),
+    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), DAT_COMPLETION_SOLICITED_WAIT_FLAG, &ctx),
               DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-    CHECK_RET(dat_rmr_bind(rmr, NULL, rw, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), 0, NULL), DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+    CHECK_RET(dat_rmr_bind(rmr, NULL, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), 0, NULL), DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
     /* UNSIGNALLED on an EP not configured for it (B14). */
-    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx),
+    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), DAT_COMPLETION_UNSIGNALLED_FLAG, &ctx),
               DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
     /* None of the refused binds posted anything. */
     DAT_EVENT ev;
@@ -240,12 +208,12 @@ static void states(void)
     DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT ctx;
     const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
-    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), 0, &ctx), DAT_INVALID_STATE,
+    CHECK_RET(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), 0, &ctx), DAT_INVALID_STATE,
               DAT_INVALID_STATE_EP_UNCONNECTED);
     dt_pair_connect(&p);
     DAT_RMR_PARAM q;
-    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), 0, &ctx));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), 0, &ctx));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
     /* DISCONNECTED: accepted, and flushed at once to the request EVD; the
      * window keeps its binding and context. */
     CHECK_OK(dat_ep_disconnect(o->ep, DAT_CLOSE_ABRUPT_FLAG));
@@ -255,7 +223,7 @@ static void states(void)
     CHECK_EQ(st, DAT_EP_STATE_DISCONNECTED);
     DAT_RMR_CONTEXT ctx2 = 0;
     DAT_LMR_TRIPLET t2 = win(o, 2 * WIN_OFF, 64);
-    CHECK_OK(dat_rmr_bind(rmr, &t2, rw, o->ep, rcookie(0xF1), 0, &ctx2));
+    CHECK_OK(dat_rmr_bind(rmr, &t2, rw, o->ep, dt_rcookie(0xF1), 0, &ctx2));
     DAT_EVENT ev;
     CHECK_OK(dat_evd_dequeue(o->req_evd, &ev));   /* already there, without waiting */
     CHECK_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
@@ -290,19 +258,19 @@ static void completion_flags(void)
     DAT_RMR_CONTEXT c1, c2, c3;
     const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
     /* Suppressed: no event on success, but the bind happened. */
-    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(11), DAT_COMPLETION_SUPPRESS_FLAG, &c1));
-    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(12), DAT_COMPLETION_DEFAULT_FLAG, &c2));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 12), DAT_RMR_BIND_SUCCESS);   /* the suppressed one never shows */
+    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(11), DAT_COMPLETION_SUPPRESS_FLAG, &c1));
+    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(12), DAT_COMPLETION_DEFAULT_FLAG, &c2));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 12), DAT_RMR_BIND_SUCCESS);   /* the suppressed one never shows */
     CHECK(c1 != c2);
-    CHECK_EQ(peer_write(&p, c2, WIN_OFF, 32, 13), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c2, WIN_OFF, 32, 13), DAT_DTO_SUCCESS);
     /* Unsignalled: queued without notifying; a dequeue finds it. */
-    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(14), DAT_COMPLETION_UNSIGNALLED_FLAG, &c3));
+    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(14), DAT_COMPLETION_UNSIGNALLED_FLAG, &c3));
     DAT_EVENT ev;
     CHECK_TYPE(dt_wait(o->req_evd, 2000, &ev), DAT_TIMEOUT_EXPIRED);   /* no wake-up */
     CHECK_OK(dat_evd_dequeue(o->req_evd, &ev));
     CHECK_EQ(ev.event_number, DAT_RMR_BIND_COMPLETION_EVENT);
     CHECK_EQ(ev.event_data.rmr_completion_event_data.user_cookie.as_64, 14);
-    CHECK_EQ(peer_write(&p, c3, WIN_OFF, 32, 15), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c3, WIN_OFF, 32, 15), DAT_DTO_SUCCESS);
     dt_pair_close(&p);
 }
 
@@ -322,15 +290,15 @@ static void unbind_and_lmr_free(void)
     DAT_LMR_TRIPLET t = { lc, 0, (DAT_VADDR)(uintptr_t)(o->buf + 3 * WIN_OFF), 256 };
     DAT_RMR_CONTEXT c1, c2;
     const DAT_MEM_PRIV_FLAGS rw = DAT_MEM_PRIV_REMOTE_READ_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG;
-    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, rcookie(1), 0, &c1));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, rw, o->ep, dt_rcookie(1), 0, &c1));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
     /* An LMR with a bound RMR cannot be freed. */
     CHECK_RET(dat_lmr_free(l), DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
-    CHECK_EQ(peer_write(&p, c1, 3 * WIN_OFF, 16, 3), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, 3 * WIN_OFF, 16, 3), DAT_DTO_SUCCESS);
     /* A zero length binds no memory; the other triplet members may be anything. */
     DAT_LMR_TRIPLET zero = { 0xDEADBEEFu, 0, 0x1234, 0 };
-    CHECK_OK(dat_rmr_bind(rmr, &zero, rw, o->ep, rcookie(2), 0, &c2));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &zero, rw, o->ep, dt_rcookie(2), 0, &c2));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
     DAT_RMR_PARAM q;
     CHECK_OK(dat_rmr_query(rmr, DAT_RMR_FIELD_ALL, &q));
     CHECK_EQ(q.lmr_triplet.segment_length, 0);
@@ -339,7 +307,7 @@ static void unbind_and_lmr_free(void)
     /* The context it had is refused. */
     uint8_t before[16];
     memcpy(before, o->buf + 3 * WIN_OFF, 16);
-    CHECK_EQ(peer_write(&p, c1, 3 * WIN_OFF, 16, 4), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, 3 * WIN_OFF, 16, 4), DAT_DTO_ERR_REMOTE_ACCESS);
     CHECK(memcmp(before, o->buf + 3 * WIN_OFF, 16) == 0);
     dt_pair_close(&p);
 }
@@ -358,7 +326,7 @@ static void send_behind_bind(void)
     /* Bind, then SEND the context at once, without waiting for the bind. */
     DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT ctx;
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(1), 0, &ctx));
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(1), 0, &ctx));
     memcpy(o->buf + 8192, &ctx, sizeof(ctx));
     DAT_LMR_TRIPLET msg = dt_iov(o, 8192, sizeof(ctx));
     CHECK_OK(dat_ep_post_send(o->ep, 1, &msg, dt_cookie(2), DAT_COMPLETION_DEFAULT_FLAG));
@@ -367,10 +335,10 @@ static void send_behind_bind(void)
     DAT_RMR_CONTEXT got;
     memcpy(&got, peer->buf + 16384, sizeof(got));
     CHECK_EQ(got, ctx);
-    CHECK_EQ(peer_write(&p, got, WIN_OFF, 128, 21), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, got, WIN_OFF, 128, 21), DAT_DTO_SUCCESS);
     CHECK(memcmp(o->buf + WIN_OFF, peer->buf, 128) == 0);
     /* The bind completed before the SEND: in order on the request EVD. */
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
     CHECK_EQ(dt_wait_dto(o->req_evd, NULL), DAT_DTO_SUCCESS);
     dt_pair_close(&p);
 }
@@ -389,7 +357,7 @@ static void fails_after_return(void)
     CHECK_OK(dat_ep_post_rdma_read(o->ep, 1, &l, dt_cookie(1), &r, DAT_COMPLETION_DEFAULT_FLAG));
     DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT ctx;
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(0xFA), 0, &ctx));
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(0xFA), 0, &ctx));
     /* The window goes away before the NIC gets to the bind. */
     CHECK_OK(dat_rmr_free(rmr));
     CHECK_EQ(dt_wait_dto(o->req_evd, NULL), DAT_DTO_SUCCESS);   /* the READ */
@@ -429,14 +397,14 @@ static void other_ep_same_pz(void)
     CHECK_OK(dat_rmr_create(o->pz, &rmr));
     DAT_LMR_TRIPLET t = win(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT c1, c2;
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(1), 0, &c1));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(1), 0, &c1));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 1), DAT_RMR_BIND_SUCCESS);
     /* Rebound from the other EP, without an unbind. */
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o2, rcookie(2), 0, &c2));
-    CHECK_EQ(wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o2, dt_rcookie(2), 0, &c2));
+    CHECK_EQ(dt_wait_bind(o->req_evd, rmr, 2), DAT_RMR_BIND_SUCCESS);
     CHECK(c1 != c2);
     /* The new context works over either connection; the old one over neither. */
-    CHECK_EQ(peer_write(&p, c2, WIN_OFF, 32, 31), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c2, WIN_OFF, 32, 31), DAT_DTO_SUCCESS);
     dt_fill(peer->buf, 32, 32);
     DAT_LMR_TRIPLET l = dt_iov(peer, 0, 32);
     DAT_RMR_TRIPLET r = { c2, 0, t.virtual_address + 64, 32 };

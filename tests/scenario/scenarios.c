@@ -52,30 +52,11 @@ static void open_pair(struct dt_pair *p)
     dt_pair_connect(p);
 }
 
-static DAT_RMR_COOKIE rcookie(uint64_t v)
-{
-    DAT_RMR_COOKIE c;
-    c.as_64 = v;
-    return c;
-}
-
 /* The owner's QP: the one its first send doorbell rang after rec_start. */
 static int owner_qp(void)
 {
     size_t i = rec_find(0, OWNER, RNIC_EV_DOORBELL, REC_ANY, 0x30000u, 0);
     return i == REC_NONE ? -1 : rec_at(i)->qpn;
-}
-
-/* The peer RDMA-writes `len` bytes of pattern `seed` through `ctx` at the
- * owner's buf + off; returns the completion status. */
-static int peer_write(struct dt_pair *p, DAT_RMR_CONTEXT ctx, size_t off, size_t len, unsigned seed)
-{
-    dt_fill(p->s[PEER].buf, len, seed);
-    DAT_LMR_TRIPLET l = dt_iov(&p->s[PEER], 0, len);
-    DAT_RMR_TRIPLET r = { ctx, 0, (DAT_VADDR)(uintptr_t)(p->s[OWNER].buf + off), len };
-    if (dat_ep_post_rdma_write(p->s[PEER].ep, 1, &l, dt_cookie(seed), &r, DAT_COMPLETION_DEFAULT_FLAG) != DAT_SUCCESS)
-        return -2;
-    return dt_wait_dto(p->s[PEER].req_evd, NULL);
 }
 
 /* The owner starts a READ of `len` bytes from the peer: a WQE that stays in
@@ -85,14 +66,6 @@ static void owner_read(struct dt_pair *p, size_t off, size_t len, uint64_t cooki
     DAT_LMR_TRIPLET l = dt_iov(&p->s[OWNER], off, len);
     DAT_RMR_TRIPLET r = dt_remote(&p->s[PEER], 0, len);
     CHECK_OK(dat_ep_post_rdma_read(p->s[OWNER].ep, 1, &l, dt_cookie(cookie), &r, DAT_COMPLETION_DEFAULT_FLAG));
-}
-
-static int wait_bind_status(DAT_EVD_HANDLE evd)
-{
-    DAT_EVENT ev;
-    if (dt_wait(evd, DT_WAIT_US, &ev) != DAT_SUCCESS || ev.event_number != DAT_RMR_BIND_COMPLETION_EVENT)
-        return -1;
-    return (int)ev.event_data.rmr_completion_event_data.status;
 }
 
 /* ------------------------------------------------------------------------
@@ -115,7 +88,7 @@ static void bind_send(void)
     owner_read(&p, 32768, 32768, 10);
     DAT_LMR_TRIPLET t = dt_iov(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT ctx;
-    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, rcookie(11), 0, &ctx));
+    CHECK_OK(dat_rmr_bind(rmr, &t, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, o->ep, dt_rcookie(11), 0, &ctx));
     memcpy(o->buf + 16384, &ctx, sizeof(ctx));
     DAT_LMR_TRIPLET msg = dt_iov(o, 16384, sizeof(ctx));
     CHECK_OK(dat_ep_post_send(o->ep, 1, &msg, dt_cookie(12), DAT_COMPLETION_DEFAULT_FLAG));
@@ -123,10 +96,10 @@ static void bind_send(void)
     DAT_RMR_CONTEXT got;
     memcpy(&got, peer->buf + 32768, sizeof(got));
     CHECK_EQ(got, ctx);
-    CHECK_EQ(peer_write(&p, got, WIN_OFF, 4096, 13), DAT_DTO_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, got, WIN_OFF, 4096, 13), DAT_DTO_SUCCESS);
     CHECK(memcmp(o->buf + WIN_OFF, peer->buf, 4096) == 0);
     CHECK_EQ(dt_wait_dto(o->req_evd, NULL), DAT_DTO_SUCCESS);   /* the READ */
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
     CHECK_EQ(dt_wait_dto(o->req_evd, NULL), DAT_DTO_SUCCESS);   /* the SEND */
     rec_stop();
     rec_dump("bind_send");
@@ -175,15 +148,15 @@ static void old_context(void)
     DAT_LMR_TRIPLET t = dt_iov(o, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT c1, c2;
     rec_start();
-    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, rcookie(1), 0, &c1));
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF, 64, 3), DAT_DTO_SUCCESS);   /* it worked before */
-    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, rcookie(2), 0, &c2));
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, dt_rcookie(1), 0, &c1));
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF, 64, 3), DAT_DTO_SUCCESS);   /* it worked before */
+    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, dt_rcookie(2), 0, &c2));
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
     CHECK(c1 != c2);
     uint8_t before[256];
     memcpy(before, o->buf + WIN_OFF, sizeof(before));
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF, sizeof(before), 4), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF, sizeof(before), 4), DAT_DTO_ERR_REMOTE_ACCESS);
     CHECK(memcmp(before, o->buf + WIN_OFF, sizeof(before)) == 0);
     CHECK_EQ(dt_wait_number(p.s[PEER].conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_BROKEN);
     CHECK_EQ(dt_wait_number(o->conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_BROKEN);
@@ -215,13 +188,13 @@ static void race(void)
     CHECK_OK(dat_rmr_create(o->pz, &rmr));
     DAT_LMR_TRIPLET a = dt_iov(o, 0, 16384), b = dt_iov(o, 16384, 16384);
     DAT_RMR_CONTEXT c1, c2;
-    CHECK_OK(dat_rmr_bind(rmr, &a, RW, o->ep, rcookie(1), 0, &c1));
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &a, RW, o->ep, dt_rcookie(1), 0, &c1));
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
     memset(o->buf + 16384, 0x77, 16384);
     rec_start();
     owner_read(&p, 49152, 16384, 20);
-    CHECK_OK(dat_rmr_bind(rmr, &b, RW, o->ep, rcookie(2), 0, &c2));
-    CHECK_EQ(peer_write(&p, c2, 16384, 16384, 5), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &b, RW, o->ep, dt_rcookie(2), 0, &c2));
+    CHECK_EQ(dt_peer_write(&p, c2, 16384, 16384, 5), DAT_DTO_ERR_REMOTE_ACCESS);
     int intact = 1;
     for (size_t i = 0; i < 16384; i++)
         intact &= o->buf[16384 + i] == 0x77;
@@ -310,16 +283,16 @@ static void unbind(void)
     DAT_LMR_TRIPLET t = { lc, 0, (DAT_VADDR)(uintptr_t)(o->buf + WIN_OFF), WIN_LEN }, zero = { 0, 0, 0, 0 };
     DAT_RMR_CONTEXT c1, c2;
     rec_start();
-    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, rcookie(1), 0, &c1));
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF, 64, 6), DAT_DTO_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, dt_rcookie(1), 0, &c1));
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF, 64, 6), DAT_DTO_SUCCESS);
     CHECK_RET(dat_lmr_free(l), DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_IN_USE);
-    CHECK_OK(dat_rmr_bind(rmr, &zero, RW, o->ep, rcookie(2), 0, &c2));
-    CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
+    CHECK_OK(dat_rmr_bind(rmr, &zero, RW, o->ep, dt_rcookie(2), 0, &c2));
+    CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
     CHECK_OK(dat_lmr_free(l));
     uint8_t before[64];
     memcpy(before, o->buf + WIN_OFF, 64);
-    CHECK_EQ(peer_write(&p, c1, WIN_OFF, 64, 7), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_EQ(dt_peer_write(&p, c1, WIN_OFF, 64, 7), DAT_DTO_ERR_REMOTE_ACCESS);
     CHECK(memcmp(before, o->buf + WIN_OFF, 64) == 0);
     rec_stop();
     rec_dump("unbind");
@@ -387,7 +360,7 @@ static void free_inflight(void)
     /* A request that arrives after the free: refused too. */
     open_pair(&p);
     memset(dst, 0x5C, 64);
-    CHECK_EQ(peer_write(&p, rctx, 0, 64, 9), DAT_DTO_ERR_REMOTE_ACCESS);
+    CHECK_EQ(dt_peer_write(&p, rctx, 0, 64, 9), DAT_DTO_ERR_REMOTE_ACCESS);
     (void)dst;
     dt_pair_close(&p);
     free(dst);
@@ -434,9 +407,9 @@ static void bench(void)
         send_alone[i] = db != REC_NONE && pk != REC_NONE ? rec_cycle(pk) - rec_cycle(db) : 0;
         /* A bind, then the same SEND at once. */
         rec_start();
-        CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, rcookie(3), 0, &ctx));
+        CHECK_OK(dat_rmr_bind(rmr, &t, RW, o->ep, dt_rcookie(3), 0, &ctx));
         CHECK_OK(dat_ep_post_send(o->ep, 1, &msg, dt_cookie(4), DAT_COMPLETION_DEFAULT_FLAG));
-        CHECK_EQ(wait_bind_status(o->req_evd), DAT_RMR_BIND_SUCCESS);
+        CHECK_EQ(dt_wait_bind(o->req_evd, DAT_HANDLE_NULL, 0), DAT_RMR_BIND_SUCCESS);
         CHECK_EQ(dt_wait_dto(o->req_evd, NULL), DAT_DTO_SUCCESS);
         rec_stop();
         size_t bdb = rec_find(0, OWNER, RNIC_EV_DOORBELL, q, 0x30000u, 0);

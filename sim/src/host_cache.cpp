@@ -55,8 +55,8 @@ void HostCache::note(int kind, uint64_t va) {
     default: return;
     }
     rnic_sim_cache_report &r = runs_[kind];
-    if (r.len != 0 && r.addr + r.len == va) {
-        ++r.len;
+    if (r.len != 0 && va >= r.addr + r.len && va - (r.addr + r.len) < kReportGap) {
+        r.len = va + 1 - r.addr;
         return;
     }
     if (r.len != 0)
@@ -77,8 +77,9 @@ void HostCache::flush_notes() {
 void HostCache::report(int kind, uint64_t addr, uint64_t len) {
     int looked = 0;
     for (auto it = reports_.rbegin(); it != reports_.rend() && looked < RNIC_SIM_CACHE_KINDS; ++it, ++looked) {
-        if (it->kind == kind && it->addr + it->len == addr) {
-            it->len += len;
+        const uint64_t end = it->addr + it->len;
+        if (it->kind == kind && addr >= end && addr - end < kReportGap) {
+            it->len = addr + len - it->addr;
             return;
         }
     }

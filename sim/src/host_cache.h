@@ -49,6 +49,9 @@ public:
     // Reports beyond this many waiting are dropped (and counted): the first
     // ones name the bug.
     static constexpr size_t kMaxReports = 4096;
+    // A CPU store of the value a byte already had cannot be told from no
+    // store: runs of one kind less than a cache line apart are one report.
+    static constexpr uint64_t kReportGap = 64;
 
 private:
     struct Segment {

@@ -1,8 +1,10 @@
 /* Helpers shared by the DAT tests (see dat_test.h). */
+#define _DEFAULT_SOURCE   /* setenv, mkstemp */
 #include "dat_test.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int dt_failures, dt_checks;
 
@@ -144,4 +146,21 @@ void dt_fill(uint8_t *b, size_t n, unsigned seed)
         x = x * 1664525u + 1013904223u;
         b[i] = (uint8_t)(x >> 24);
     }
+}
+
+void dt_conf_use(char path[DT_CONF_PATH], const char *text)
+{
+    snprintf(path, DT_CONF_PATH, "/tmp/dat_conf_XXXXXX");
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const size_t n = strlen(text);
+    CHECK_EQ(write(fd, text, n), (long)n);
+    close(fd);
+    setenv("DAT_OVERRIDE", path, 1);
+}
+
+void dt_conf_drop(const char *path)
+{
+    unsetenv("DAT_OVERRIDE");
+    unlink(path);
 }

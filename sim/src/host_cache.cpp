@@ -154,8 +154,18 @@ bool HostCache::block_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io
         bits = kAllDirty;
         return true;
     }
-    if (std::memcmp(cpu, &s.base[o], 64) != 0)
-        return false;   // the CPU wrote some of it
+    if (std::memcmp(cpu, &s.base[o], 64) != 0) {
+        // The CPU wrote some of it: a flush copies the line when the NIC wrote none.
+        if (bits != 0 || (op != Op::flush && op != Op::clean_invalidate))
+            return false;
+        uint64_t changed = 0;
+        for (unsigned i = 0; i < 64; ++i)
+            changed += cpu[i] != s.base[o + i];
+        std::memcpy(&s.nic[o], cpu, 64);
+        std::memcpy(&s.base[o], cpu, 64);
+        stats_.flushed_bytes += changed;
+        return true;
+    }
     switch (op) {
     case Op::read:
         std::memcpy(io, &s.nic[o], 64);
@@ -177,9 +187,22 @@ bool HostCache::block_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io
     }
 }
 
+// Whether a sync has nothing to do in [o, o+len) of s: no NIC write, no CPU store.
+bool HostCache::quiet(const Segment &s, uint64_t o, uint64_t va, uint64_t len) {
+    for (uint64_t w = o / 64; w < (o + len) / 64; ++w)
+        if (s.nic_dirty[w] != 0)
+            return false;
+    return std::memcmp(at(va), &s.base[o], len) == 0;
+}
+
 void HostCache::apply(Op op, Segment &s, uint64_t off, uint64_t va, uint64_t n, uint8_t *io) {
+    const bool sync = op != Op::read && op != Op::write;
     for (uint64_t i = 0; i < n;) {
         const uint64_t o = off + i;
+        if (sync && o % kQuietSpan == 0 && n - i >= kQuietSpan && quiet(s, o, va + i, kQuietSpan)) {
+            i += kQuietSpan;
+            continue;
+        }
         if (o % 64 == 0 && n - i >= 64 && block_op(op, s, o, va + i, io ? io + i : nullptr)) {
             i += 64;
             continue;

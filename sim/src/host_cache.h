@@ -73,6 +73,9 @@ private:
     void sync(Op op, uint64_t addr, uint64_t len);
     void byte_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io);
     bool block_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io);
+    static bool quiet(const Segment &s, uint64_t o, uint64_t va, uint64_t len);
+    // Syncs skip spans this long that need nothing in one comparison.
+    static constexpr uint64_t kQuietSpan = 4096;
     static Segment slice(const Segment &from, uint64_t off, uint64_t n);
     // Collects byte `va` into the current run of its kind.
     void note(int kind, uint64_t va);

@@ -154,6 +154,12 @@ int main(void)
     wait_event(&client, client.dto_evd, DAT_DTO_COMPLETION_EVENT);
 
     ev = wait_event(&server, server.dto_evd, DAT_DTO_COMPLETION_EVENT);
+    /* The WRITE landed before the note. On a host whose provider says
+     * lmr_sync_req (a cache the NIC does not snoop) it is visible only after
+     * this sync; elsewhere the sync costs nothing, so a portable consumer
+     * always makes it. */
+    DAT_LMR_TRIPLET written = { server.lmr_context, 0, got.target.target_address, sizeof(greeting) };
+    TRY(dat_lmr_sync_rdma_write(server.ia, &written, 1));
     printf("server: note \"%s\" (%llu bytes); buffer holds \"%s\"\n", server.buf + 2048,
            (unsigned long long)ev.event_data.dto_completion_event_data.transfered_length, server.buf);
 

@@ -27,13 +27,16 @@ uint32_t rnic_log2_ceil(uint32_t n) {
     return l;
 }
 
+/* Rings are what a kernel driver allocates as coherent DMA memory: the CPU
+ * and the NIC see each other's writes at once, on any host. */
 void *rnic_ring_alloc(rnic_dev *dev, size_t bytes) {
     size_t sz = (bytes + 4095u) & ~(size_t)4095u;
     void *p = aligned_alloc(4096, sz);
     if (!p)
         return NULL;
     memset(p, 0, sz);
-    if (dev->hal.ops->dma_map(dev->hal.ctx, p, sz) != 0) {
+    const struct rnic_hal_ops *ops = dev->hal.ops;
+    if ((ops->dma_map_coherent ? ops->dma_map_coherent : ops->dma_map)(dev->hal.ctx, p, sz) != 0) {
         free(p);
         return NULL;
     }

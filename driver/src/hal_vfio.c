@@ -54,6 +54,18 @@ static int v_unmap(void *c, void *va, size_t len) {
     return ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &u) == 0 ? 0 : -1;
 }
 
+/* x86 DMA is cache-coherent (the root complex snoops the CPU caches), so a
+ * sync has nothing to flush or invalidate. A non-coherent host (some Arm
+ * boards) would do its cache maintenance here, through a kernel driver:
+ * VFIO has no call for it. */
+static int v_sync(void *c, const void *va, size_t len, int dir) {
+    (void)c;
+    (void)va;
+    (void)len;
+    (void)dir;
+    return 0;
+}
+
 /* The board's clock is taken as 250 MHz to turn a cycle budget into time. */
 static uint64_t v_wait(void *c, uint64_t max_cycles) {
     struct vfio_ctx *v = c;
@@ -93,6 +105,7 @@ static const struct rnic_hal_ops vfio_ops = {
     .wait = v_wait,
     .index = v_index,
     .close = v_close,
+    .dma_sync = v_sync,   /* coherent host: coherency and set_coherency stay NULL */
 };
 
 static int group_of(const char *bdf) {

@@ -109,6 +109,7 @@ struct dat_dev {
     struct dat_lmr **lmr_by_index;       /* info.pt_entries entries */
     struct dat_evd *cq_evds;             /* EVDs that own a CQ on this device */
     uint32_t *freed_ctx;                 /* contexts of destroyed LMRs, per PT index */
+    bool noncoherent;                    /* the host's cache is not coherent with DMA */
     struct dat_dev *next;
 };
 
@@ -125,6 +126,8 @@ struct dat_ia {
     bool owns_async_evd;
     struct sockaddr_in addr;             /* what ia_address_ptr points at */
     struct dat_obj *objs;                /* everything created on this IA */
+    struct dat_sync_note *sync_notes;    /* missing syncs found in its LMRs, told at close */
+    uint32_t n_sync_notes, cap_sync_notes, sync_notes_dropped;
     struct dat_ia *next;
 };
 
@@ -226,9 +229,17 @@ struct dat_recv_desc {
     struct rnic_sge sge[RNIC_MAX_SGE];
 };
 
+/* The destination iov of an RDMA READ, kept on a non-coherent host until
+ * its completion is reaped (then it is synced for the CPU). */
+struct dat_dto_dst {
+    uint8_t nsge;
+    struct rnic_sge sge[RNIC_MAX_SGE];
+};
+
 struct dat_ep {
     struct dat_obj hdr;
     DAT_EP_STATE state;
+    bool noncoherent;                    /* its device's host is not coherent */
     struct dat_pz *pz;
     struct dat_evd *recv_evd, *req_evd, *conn_evd;
     DAT_EP_ATTR attr;
@@ -240,6 +251,7 @@ struct dat_ep {
     struct dat_req_desc *sq;
     uint32_t sq_mask;
     uint64_t sq_head, sq_tail, sq_last_signaled;
+    struct dat_dto_dst *sq_dst;          /* per request, non-coherent host only */
     /* receive queue */
     struct dat_recv_desc *rq;
     uint32_t rq_mask;
@@ -349,6 +361,7 @@ struct dat_ia_entry {
     char ia_name[DAT_NAME_MAX_LENGTH];
     char device[64];
     struct in_addr cm_addr;              /* 0: derive from the NIC index */
+    int coherency;                       /* RNIC_HOST_*: coherency=; RNIC_HOST_DEFAULT if not given */
     DAT_UINT32 major, minor;
     DAT_BOOLEAN thread_safe;
 };
@@ -361,6 +374,28 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
 
 DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
 void dat_dev_put(struct dat_dev *dev);
+
+/* ---------------------------------------------------- non-coherent host */
+
+/* A range of an IA's LMR where the platform found a missing sync. */
+struct dat_sync_note {
+    int kind;                            /* enum rnic_sync_kind */
+    uint64_t addr, len;
+    DAT_LMR_CONTEXT lmr_context;         /* 0: no LMR covers it any more */
+    DAT_VADDR lmr_base;
+};
+
+/* libdat keeps DTO buffers coherent itself. A request's local iov is
+ * flushed before the NIC may read it; an RDMA READ's is kept to be synced
+ * for the CPU when its completion is reaped (dat_dto_reaped). */
+void dat_dto_prepare(struct dat_ep *ep, uint64_t seq, uint8_t op, const struct rnic_sge *sg, int nsg);
+void dat_dto_reaped(struct dat_ep *ep, uint64_t first, uint64_t last);
+void dat_dma_sync_sges(const struct dat_dev *dev, const struct rnic_sge *sg, int nsg, int dir);
+/* Moves the platform's reports into the IAs whose LMRs they concern (else
+ * into `fallback`). */
+void dat_sync_collect(struct dat_dev *dev, struct dat_ia *fallback);
+/* Prints the IA's reports on stderr and forgets them: at dat_ia_close. */
+void dat_sync_tell(struct dat_ia *ia);
 
 /* ------------------------------------------------------------ progress */
 

@@ -1,7 +1,9 @@
 /*
  * Driver devices behind IAs. Opening the same device twice (two IAs named
  * rnic0, or an alias from dat.conf) shares one rnic_dev: QP numbers and
- * memory keys are per device.
+ * memory keys are per device, and so is the host's coherency: the first IA
+ * sets it (its dat.conf coherency=, else the platform's own mode), and an
+ * IA that asks for the other mode while the device is open is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@ DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
         if (strcmp(d->name, e->device) == 0) {
+            if (e->coherency != RNIC_HOST_DEFAULT && (e->coherency == RNIC_HOST_NONCOHERENT) != d->noncoherent)
+                return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
             d->refs++;
             *out = d;
             return DAT_SUCCESS;
@@ -31,6 +35,14 @@ DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
             return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
         return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
     }
+    /* Set even to DEFAULT: a simulated NIC keeps the mode an IA closed
+     * earlier gave it. */
+    if (rnic_set_host_coherency(d->rdev, e->coherency) != RNIC_OK) {
+        rnic_close(d->rdev);
+        free(d);
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+    }
+    d->noncoherent = rnic_host_coherency(d->rdev) == RNIC_HOST_NONCOHERENT;
     rnic_query(d->rdev, &d->info);
     d->ep_by_qpn = calloc(d->info.num_qp, sizeof(*d->ep_by_qpn));
     d->lmr_by_index = calloc(d->info.pt_entries, sizeof(*d->lmr_by_index));

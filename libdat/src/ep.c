@@ -96,15 +96,19 @@ static DAT_RETURN rings_alloc(struct dat_ep *ep)
         rqn = 2;
     struct dat_req_desc *sq = calloc(sqn, sizeof(*sq));
     struct dat_recv_desc *rq = calloc(rqn, sizeof(*rq));
-    if (!sq || !rq) {
+    struct dat_dto_dst *dst = ep->noncoherent ? calloc(sqn, sizeof(*dst)) : NULL;
+    if (!sq || !rq || (ep->noncoherent && !dst)) {
         free(sq);
         free(rq);
+        free(dst);
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
     }
     free(ep->sq);
     free(ep->rq);
+    free(ep->sq_dst);
     ep->sq = sq;
     ep->rq = rq;
+    ep->sq_dst = dst;
     ep->sq_mask = sqn - 1;
     ep->rq_mask = rqn - 1;
     ep->sq_head = ep->sq_tail = ep->sq_last_signaled = 0;
@@ -282,6 +286,8 @@ void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_w
             return;   /* not ours (a stale CQE of a rebuilt QP) */
         const struct dat_recv_desc *d = &ep->rq[wc->wr_id & ep->rq_mask];
         ep->rq_tail = wc->wr_id + 1;
+        if (DAT_UNLIKELY(ep->noncoherent))
+            dat_dma_sync_sges(ep->hdr.ia->dev, d->sge, d->nsge, RNIC_SYNC_FOR_CPU);
         ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
         ev.event_data.dto_completion_event_data.transfered_length = wc->byte_len;
         deliver = d->deliver;
@@ -292,6 +298,8 @@ void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_w
         /* Every earlier DTO is done too: those without a CQE succeeded
          * with their completion suppressed. */
         const struct dat_req_desc *d = &ep->sq[wc->wr_id & ep->sq_mask];
+        if (DAT_UNLIKELY(ep->noncoherent))
+            dat_dto_reaped(ep, ep->sq_tail, wc->wr_id);
         ep->sq_tail = wc->wr_id + 1;
         ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
         ev.event_data.dto_completion_event_data.transfered_length = st == DAT_DTO_SUCCESS ? d->len : 0;
@@ -401,6 +409,7 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_E
     if (!ep)
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
     ep->hdr.ia = ia;   /* the QP is built before the handle exists */
+    ep->noncoherent = ia->dev->noncoherent;
     ep->attr = attr;
     ep->pz = pz;
     ep->recv_evd = recv;
@@ -414,6 +423,7 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_E
             rnic_qp_destroy(ep->qp), ia->dev->ep_by_qpn[ep->qpn] = NULL;
         free(ep->sq);
         free(ep->rq);
+        free(ep->sq_dst);
         free(ep);
         return r != DAT_SUCCESS ? r : DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
     }
@@ -593,6 +603,7 @@ void dat_ep_destroy(struct dat_ep *ep)
     dat_handle_release(&ep->hdr);
     free(ep->sq);
     free(ep->rq);
+    free(ep->sq_dst);
     free(ep);
 }
 

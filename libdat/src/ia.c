@@ -124,7 +124,7 @@ static void fill_ia_attr(const struct dat_ia *ia, DAT_IA_ATTR *a)
     a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 }
 
-static void fill_provider_attr(DAT_PROVIDER_ATTR *p)
+static void fill_provider_attr(const struct dat_ia *ia, DAT_PROVIDER_ATTR *p)
 {
     memset(p, 0, sizeof(*p));
     snprintf(p->provider_name, DAT_NAME_MAX_LENGTH, "%s", DAT_RNIC_PROVIDER_NAME);
@@ -148,7 +148,8 @@ static void fill_provider_attr(DAT_PROVIDER_ATTR *p)
         for (int j = 0; j < 6; j++)
             p->evd_stream_merging_supported[i][j] = DAT_TRUE;
     p->srq_supported = DAT_FALSE;
-    p->lmr_sync_req = DAT_FALSE;   /* the simulated host is coherent */
+    /* docs/libdat.md, "Non-coherent host" */
+    p->lmr_sync_req = ia->dev->noncoherent ? DAT_TRUE : DAT_FALSE;
     p->dto_async_return_guaranteed = DAT_FALSE;
     p->rdma_write_for_rdma_read_req = DAT_FALSE;
 }
@@ -173,7 +174,7 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd_handl
     if (ia_attr)
         fill_ia_attr(ia, ia_attr);
     if (provider_attr)
-        fill_provider_attr(provider_attr);
+        fill_provider_attr(ia, provider_attr);
     return DAT_SUCCESS;
 }
 
@@ -247,6 +248,8 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
     };
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         destroy_all(ia, order[i]);
+    dat_sync_collect(ia->dev, ia);
+    dat_sync_tell(ia);
     if (ia->owns_async_evd)
         dat_evd_destroy(ia->async_evd);
     else if (ia->async_evd)

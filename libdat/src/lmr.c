@@ -247,8 +247,12 @@ void dat_lmr_destroy(struct dat_lmr *lmr)
 {
     struct dat_dev *dev = lmr->hdr.ia->dev;
     uint32_t idx = lmr->lmr_context >> 8;
+    /* Reports are tied to LMRs by address while the LMR still exists; the
+     * unmap may add its own (NIC writes never synced). */
+    dat_sync_collect(dev, lmr->hdr.ia);
     /* The hardware entry goes first: from here on the key is refused. */
     rnic_mr_dereg(lmr->mr);
+    dat_sync_collect(dev, lmr->hdr.ia);
     dev->lmr_by_index[idx] = NULL;
     dev->freed_ctx[idx] = lmr->lmr_context;
     lmr->pz->refs--;
@@ -270,9 +274,9 @@ DAT_RETURN dat_lmr_free(DAT_LMR_HANDLE lmr_handle)
     return DAT_SUCCESS;
 }
 
-/* The host is coherent with the NIC's DMA (lmr_sync_req is DAT_FALSE), so
- * a sync only checks its arguments. */
-static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs, DAT_VLEN n)
+/* Checks every segment first, so a call either syncs them all or none. On
+ * a coherent host (lmr_sync_req is DAT_FALSE) that is all it does. */
+static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs, DAT_VLEN n, int dir)
 {
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
@@ -290,17 +294,28 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
             t->virtual_address - lmr->base > lmr->size - t->segment_length)
             return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     }
+    if (!ia->dev->noncoherent)
+        return DAT_SUCCESS;
+    for (DAT_VLEN i = 0; i < n; i++) {
+        if (segs[i].segment_length != 0)
+            rnic_dma_sync(ia->dev->rdev, (const void *)(uintptr_t)segs[i].virtual_address, segs[i].segment_length,
+                          dir);
+    }
     return DAT_SUCCESS;
 }
 
 DAT_RETURN dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *local_segments,
                                   DAT_VLEN num_segments)
 {
-    return lmr_sync(ia_handle, local_segments, num_segments);
+    /* What the CPU wrote becomes visible to an incoming RDMA READ: a flush. */
+    return lmr_sync(ia_handle, local_segments, num_segments, RNIC_SYNC_FOR_DEVICE);
 }
 
 DAT_RETURN dat_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *local_segments,
                                    DAT_VLEN num_segments)
 {
-    return lmr_sync(ia_handle, local_segments, num_segments);
+    /* What an incoming RDMA WRITE put there becomes visible to the CPU, and
+     * what the CPU wrote there is written back first, so a later incoming
+     * WRITE is not overwritten by it (the page's "local writes" rule). */
+    return lmr_sync(ia_handle, local_segments, num_segments, RNIC_SYNC_FOR_CPU);
 }

@@ -8,7 +8,9 @@
  * Only lines whose lib_path names this library (basename libdat*) count:
  * a system dat.conf lists other providers too. ia_params is the driver
  * device ("rnic1", "vfio:0000:01:00.0"), then optional key=value words:
- * cm_addr=<IPv4> sets the IA address the connection manager listens on.
+ * cm_addr=<IPv4> sets the IA address the connection manager listens on;
+ * coherency=coherent|noncoherent sets the host's coherency (the device's
+ * mode while it is open; a simulated NIC can be either).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -61,6 +63,14 @@ static bool parse_ia_params(char *params, struct dat_ia_entry *e)
     while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
         if (strncmp(tok, "cm_addr=", 8) == 0 && inet_pton(AF_INET, tok + 8, &e->cm_addr) != 1)
             return false;
+        if (strncmp(tok, "coherency=", 10) == 0) {
+            if (strcmp(tok + 10, "coherent") == 0)
+                e->coherency = RNIC_HOST_COHERENT;
+            else if (strcmp(tok + 10, "noncoherent") == 0)
+                e->coherency = RNIC_HOST_NONCOHERENT;
+            else
+                return false;
+        }
     }
     return true;
 }
@@ -81,6 +91,7 @@ static bool parse_line(char *line, struct dat_ia_entry *e)
     e->major = major;
     e->minor = minor;
     e->thread_safe = strcmp(f[2], "threadsafe") == 0 ? DAT_TRUE : DAT_FALSE;
+    e->coherency = RNIC_HOST_DEFAULT;
     return parse_ia_params(f[6], e);
 }
 
@@ -143,6 +154,7 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out)
         out->major = DAT_VERSION_MAJOR;
         out->minor = DAT_VERSION_MINOR;
         out->thread_safe = DAT_FALSE;
+        out->coherency = RNIC_HOST_DEFAULT;
         return DAT_SUCCESS;
     }
     return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);

@@ -16,8 +16,18 @@
  * rnic_sim_dma_map(); any other access is refused, counted as a fault and
  * reported to the RTL as an error response; it never touches memory.
  *
+ * Host coherency (DESIGN decision 9): on a coherent host (the default) DMA
+ * reads and writes the process's memory. On a non-coherent host a CPU cache
+ * that DMA does not snoop sits in between: the process's memory is the
+ * CPU's view, and every streaming mapping (rnic_sim_dma_map: a driver's
+ * memory regions) gets a second copy, the memory behind the cache, which
+ * the NIC's DMA uses. Syncs move data between the two. Coherent mappings
+ * (rnic_sim_dma_map_coherent: rings and CQs) never have a second copy.
+ *
  * Environment (read at the first open):
  *   RNIC_SIM_NICS      number of RNICs in the fabric (default 2)
+ *   RNIC_HOST_COHERENCY  "coherent" (default) or "noncoherent": every NIC's
+ *                      host mode until rnic_sim_set_coherency changes it
  *   RNIC_LINK_LATENCY  link latency in cycles (default 100)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
  *                      a relative name lands under the waveforms/ directory
@@ -50,7 +60,8 @@ void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value);
 /* IOMMU: allow the NIC to DMA to [va, va+len). 0 on success, -1 for a
  * zero length or a range that wraps. Mappings may overlap (each is counted
  * on its own); unmap takes the exact range given to map and returns -1 for
- * a range that is not mapped. */
+ * a range that is not mapped. This is a streaming mapping: on a
+ * non-coherent host its second view starts as a copy of the memory now. */
 int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len);
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len);
 
@@ -63,6 +74,64 @@ struct rnic_sim_fault {
 uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev);
 /* The most recent fault; 0 if there is one, -1 if none. */
 int rnic_sim_last_fault(const rnic_sim_dev *dev, struct rnic_sim_fault *out);
+
+/* ---- Host coherency ---- */
+enum {
+    RNIC_SIM_COHERENCY_DEFAULT = -1,   /* set: what RNIC_HOST_COHERENCY says */
+    RNIC_SIM_COHERENT = 0,
+    RNIC_SIM_NONCOHERENT = 1,
+};
+/* This NIC's host mode (RNIC_SIM_COHERENT or RNIC_SIM_NONCOHERENT). */
+int rnic_sim_coherency(const rnic_sim_dev *dev);
+/* 0, or -1 for an unknown mode, or for a change of mode while streaming
+ * mappings exist (their views could not be made honest). */
+int rnic_sim_set_coherency(rnic_sim_dev *dev, int mode);
+/* Like rnic_sim_dma_map, for memory that stays coherent in every mode (a
+ * driver's rings, allocated as coherent DMA memory). Unmapped with
+ * rnic_sim_dma_unmap. */
+int rnic_sim_dma_map_coherent(rnic_sim_dev *dev, void *va, size_t len);
+
+enum {
+    RNIC_SIM_SYNC_FOR_DEVICE = 0,   /* flush: the CPU's writes reach the NIC's view */
+    RNIC_SIM_SYNC_FOR_CPU = 1,      /* clean and invalidate: coherent both ways */
+};
+/* Syncs [va, va+len) in direction `dir`; bytes outside non-coherent
+ * mappings are coherent already. 0, or -1 for a wrapping range or an
+ * unknown direction. A zero length does nothing. */
+int rnic_sim_dma_sync(rnic_sim_dev *dev, const void *va, size_t len, int dir);
+
+/* What the non-coherent model saw (bytes unless said otherwise). */
+struct rnic_sim_cache_stats {
+    uint64_t tracked_bytes;          /* bytes with two views now */
+    uint64_t syncs_for_device;       /* rnic_sim_dma_sync calls per direction */
+    uint64_t syncs_for_cpu;
+    uint64_t flushed_bytes;          /* CPU writes a sync handed to the NIC */
+    uint64_t invalidated_bytes;      /* NIC writes a sync handed to the CPU */
+    uint64_t stale_read_bytes;       /* NIC reads served older data than the CPU had written */
+    uint64_t overwritten_bytes;      /* NIC writes over NIC writes the CPU never saw */
+    uint64_t unseen_at_unmap_bytes;  /* NIC writes the CPU had not seen when the mapping ended */
+    uint64_t undefined_bytes;        /* written by CPU and NIC with no sync in between */
+    uint64_t reports_dropped;        /* reports not kept (too many waiting) */
+};
+/* 0, or -1 for a NULL argument. */
+int rnic_sim_get_cache_stats(const rnic_sim_dev *dev, struct rnic_sim_cache_stats *out);
+
+/* A range the model found a missing sync in, one kind per report;
+ * contiguous bytes of one kind are one report. */
+enum {
+    RNIC_SIM_CACHE_STALE_READ = 0,       /* the CPU wrote it, the NIC read it before a flush */
+    RNIC_SIM_CACHE_OVERWRITTEN = 1,      /* the NIC wrote it again before the CPU synced the last write */
+    RNIC_SIM_CACHE_UNSEEN_AT_UNMAP = 2,  /* the NIC wrote it, no sync for the CPU before the unmap */
+    RNIC_SIM_CACHE_UNDEFINED = 3,        /* CPU and NIC both wrote it with no sync in between */
+    RNIC_SIM_CACHE_KINDS = 4,
+};
+struct rnic_sim_cache_report {
+    uint64_t addr;
+    uint64_t len;
+    int kind;
+};
+/* Takes the oldest report: 1, or 0 when there is none (-1: NULL argument). */
+int rnic_sim_pop_cache_report(rnic_sim_dev *dev, struct rnic_sim_cache_report *out);
 
 /* Advance the whole fabric by `cycles` clock cycles. */
 void rnic_sim_advance(uint64_t cycles);

@@ -1,15 +1,21 @@
 #include "host_memory.h"
 
+#include <algorithm>
 #include <cstring>
 
 HostMemory::HostMemory(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
     socket.register_b_transport(this, &HostMemory::b_transport);
 }
 
-int HostMemory::map(uint64_t va, uint64_t len) {
+int HostMemory::map(uint64_t va, uint64_t len, Kind kind) {
     if (len == 0 || va + len <= va)
         return -1;
-    ranges_.emplace(va, len);
+    const bool cached = kind == Kind::streaming && mode_ == RNIC_SIM_NONCOHERENT;
+    if (cached)
+        cache_.adopt(va, len);
+    ranges_.emplace(va, Mapping{len, kind, cached});
+    if (kind == Kind::streaming)
+        ++streaming_;
     rebuild_cover();
     return 0;
 }
@@ -17,8 +23,13 @@ int HostMemory::map(uint64_t va, uint64_t len) {
 int HostMemory::unmap(uint64_t va, uint64_t len) {
     auto [lo, hi] = ranges_.equal_range(va);
     for (auto it = lo; it != hi; ++it) {
-        if (it->second == len) {
+        if (it->second.len == len) {
+            const Mapping m = it->second;
             ranges_.erase(it);
+            if (m.kind == Kind::streaming)
+                --streaming_;
+            if (m.cached)
+                retire_uncovered(va, len);
             rebuild_cover();
             return 0;
         }
@@ -26,13 +37,58 @@ int HostMemory::unmap(uint64_t va, uint64_t len) {
     return -1;
 }
 
+void HostMemory::retire_uncovered(uint64_t va, uint64_t len) {
+    const uint64_t end = va + len;
+    uint64_t cur = va;   // bytes before cur are decided
+    for (const auto &[start, m] : ranges_) {
+        if (start >= end)
+            break;
+        if (!m.cached || start + m.len <= cur)
+            continue;
+        if (start > cur)
+            cache_.retire(cur, start - cur);
+        cur = std::max(cur, start + m.len);
+        if (cur >= end)
+            return;
+    }
+    if (cur < end)
+        cache_.retire(cur, end - cur);
+}
+
+int HostMemory::set_coherency(int mode) {
+    if (mode == RNIC_SIM_COHERENCY_DEFAULT)
+        mode = default_mode_;
+    if (mode != RNIC_SIM_COHERENT && mode != RNIC_SIM_NONCOHERENT)
+        return -1;
+    if (mode == mode_)
+        return 0;
+    if (streaming_ != 0)
+        return -1;
+    mode_ = mode;
+    return 0;
+}
+
+int HostMemory::sync(uint64_t va, uint64_t len, int dir) {
+    if (dir != RNIC_SIM_SYNC_FOR_DEVICE && dir != RNIC_SIM_SYNC_FOR_CPU)
+        return -1;
+    if (len == 0)
+        return 0;
+    if (va + len < va)
+        return -1;
+    if (dir == RNIC_SIM_SYNC_FOR_DEVICE)
+        cache_.sync_for_device(va, len);
+    else
+        cache_.sync_for_cpu(va, len);
+    return 0;
+}
+
 // Mapping changes are rare (registration time), accesses are every DMA
 // burst: the union is recomputed here so that the check stays cheap.
 void HostMemory::rebuild_cover() {
     cover_.clear();
     auto cur = cover_.end();
-    for (const auto &[start, len] : ranges_) {
-        const uint64_t end = start + len;
+    for (const auto &[start, m] : ranges_) {
+        const uint64_t end = start + m.len;
         if (cur != cover_.end() && start <= cur->second) {
             if (end > cur->second)
                 cur->second = end;
@@ -76,7 +132,11 @@ void HostMemory::b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &
     }
     // IOVA = VA: the mapping check above is what makes this pointer safe.
     void *host = reinterpret_cast<void *>(static_cast<uintptr_t>(addr));
-    if (is_write)
+    if (!cache_.empty() && is_write)
+        cache_.dma_write(addr, trans.get_data_ptr(), len);
+    else if (!cache_.empty())
+        cache_.dma_read(addr, trans.get_data_ptr(), len);
+    else if (is_write)
         std::memcpy(host, trans.get_data_ptr(), len);
     else
         std::memcpy(trans.get_data_ptr(), host, len);

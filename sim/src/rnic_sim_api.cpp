@@ -1,6 +1,7 @@
 // The C ABI of rnic_sim.h over the SystemC fabric. One fabric per process,
 // built by the first open from the environment.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -55,13 +56,28 @@ std::string trace_path() {
     return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
 }
 
+// RNIC_HOST_COHERENCY: a bad value is named on stderr and the host stays
+// coherent, as with no value at all.
+int host_coherency() {
+    const char *v = std::getenv("RNIC_HOST_COHERENCY");
+    if (!v || !*v || std::strcmp(v, "coherent") == 0)
+        return RNIC_SIM_COHERENT;
+    if (std::strcmp(v, "noncoherent") == 0)
+        return RNIC_SIM_NONCOHERENT;
+    std::fprintf(stderr, "rnic_sim: RNIC_HOST_COHERENCY=%s is neither coherent nor noncoherent: coherent\n", v);
+    return RNIC_SIM_COHERENT;
+}
+
 Fabric &fabric() {
     if (!g_fabric) {
         const unsigned nics = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(16, env_u64("RNIC_SIM_NICS", 2))));
         g_fabric = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
         g_handles.resize(nics);
-        for (unsigned i = 0; i < nics; ++i)
+        const int coherency = host_coherency();
+        for (unsigned i = 0; i < nics; ++i) {
             g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i), &g_fabric->bridge(i)};
+            g_fabric->memory(i).set_default_coherency(coherency);
+        }
         if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
             g_fabric->open_pcap(pcap);
         g_fabric->start();
@@ -126,6 +142,26 @@ int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len) {
 }
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len) {
     return dev ? dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len) : -1;
+}
+
+int rnic_sim_coherency(const rnic_sim_dev *dev) { return dev ? dev->mem->coherency() : RNIC_SIM_COHERENT; }
+int rnic_sim_set_coherency(rnic_sim_dev *dev, int mode) { return dev ? dev->mem->set_coherency(mode) : -1; }
+int rnic_sim_dma_map_coherent(rnic_sim_dev *dev, void *va, size_t len) {
+    return dev ? dev->mem->map(reinterpret_cast<uintptr_t>(va), len, HostMemory::Kind::coherent) : -1;
+}
+int rnic_sim_dma_sync(rnic_sim_dev *dev, const void *va, size_t len, int dir) {
+    return dev ? dev->mem->sync(reinterpret_cast<uintptr_t>(va), len, dir) : -1;
+}
+int rnic_sim_get_cache_stats(const rnic_sim_dev *dev, struct rnic_sim_cache_stats *out) {
+    if (!dev || !out)
+        return -1;
+    *out = dev->mem->cache_stats();
+    return 0;
+}
+int rnic_sim_pop_cache_report(rnic_sim_dev *dev, struct rnic_sim_cache_report *out) {
+    if (!dev || !out)
+        return -1;
+    return dev->mem->cache_report(out) ? 1 : 0;
 }
 
 uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { return dev ? dev->mem->fault_count() : 0; }

@@ -1,8 +1,10 @@
 /* Helpers shared by the DAT tests (see dat_test.h). */
+#define _DEFAULT_SOURCE   /* setenv, mkstemp */
 #include "dat_test.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int dt_failures, dt_checks;
 
@@ -173,4 +175,21 @@ int dt_peer_write(struct dt_pair *p, DAT_RMR_CONTEXT ctx, size_t off, size_t len
     if (dat_ep_post_rdma_write(p->s[0].ep, 1, &l, dt_cookie(seed), &r, DAT_COMPLETION_DEFAULT_FLAG) != DAT_SUCCESS)
         return -2;
     return dt_wait_dto(p->s[0].req_evd, NULL);
+}
+
+void dt_conf_use(char path[DT_CONF_PATH], const char *text)
+{
+    snprintf(path, DT_CONF_PATH, "/tmp/dat_conf_XXXXXX");
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const size_t n = strlen(text);
+    CHECK_EQ(write(fd, text, n), (long)n);
+    close(fd);
+    setenv("DAT_OVERRIDE", path, 1);
+}
+
+void dt_conf_drop(const char *path)
+{
+    unsetenv("DAT_OVERRIDE");
+    unlink(path);
 }

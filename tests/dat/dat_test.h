@@ -113,6 +113,12 @@ DAT_RMR_TRIPLET dt_remote(const struct dt_side *s, size_t off, size_t len);
 DAT_DTO_COOKIE dt_cookie(uint64_t v);
 void dt_fill(uint8_t *b, size_t n, unsigned seed);
 
+/* A dat.conf with `text` in a temporary file that DAT_OVERRIDE names, until
+ * dt_conf_drop. */
+#define DT_CONF_PATH 64
+void dt_conf_use(char path[DT_CONF_PATH], const char *text);
+void dt_conf_drop(const char *path);
+
 /* The IA address of side s (what dat_ia_query reports). */
 DAT_IA_ADDRESS_PTR dt_addr(DAT_IA_HANDLE ia);
 

@@ -4,12 +4,10 @@
  * attributes), close (graceful and abrupt), the registry list, strerror,
  * handle types and consumer contexts.
  */
-#define _DEFAULT_SOURCE   /* setenv, mkstemp */
 #include "dat_test.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <arpa/inet.h>
 
 static void open_errors(void)
@@ -133,18 +131,14 @@ static void query_and_async(void)
 
 static void dat_conf(void)
 {
-    char path[] = "/tmp/dat_conf_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
     const char text[] =
         "# a dat.conf: our lines, and another provider's\n"
         "fabric-b u1.2 nonthreadsafe default libdat.so.1 rnic.1.0 \"rnic1 cm_addr=127.0.0.9\" \"\"\n"
         "fabric-a u1.2 nonthreadsafe nondefault /usr/lib/libdat.so rnic.1.0 \"rnic0\" \"\"\n"
         "ofa-v2-ib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"ib0 0\" \"\"\n"
         "broken-line u1.2\n";
-    CHECK_EQ(write(fd, text, sizeof(text) - 1), (long)sizeof(text) - 1);
-    close(fd);
-    setenv("DAT_OVERRIDE", path, 1);
+    char path[DT_CONF_PATH];
+    dt_conf_use(path, text);
     char fa[] = "fabric-a", fb[] = "fabric-b", ofa[] = "ofa-v2-ib0";
     DAT_IA_HANDLE a, b, x;
     DAT_EVD_HANDLE ea = DAT_HANDLE_NULL, eb = DAT_HANDLE_NULL, ex = DAT_HANDLE_NULL;
@@ -175,8 +169,7 @@ static void dat_conf(void)
     /* An EP on the alias connects to a PSP on the alias's address. */
     CHECK_OK(dat_ia_close(a, DAT_CLOSE_ABRUPT_FLAG));
     CHECK_OK(dat_ia_close(b, DAT_CLOSE_ABRUPT_FLAG));
-    unsetenv("DAT_OVERRIDE");
-    unlink(path);
+    dt_conf_drop(path);
 }
 
 static void strerror_and_contexts(void)

@@ -1,11 +1,21 @@
 /*
  * dat_lmr_sync_rdma_read(3DAT) / dat_lmr_sync_rdma_write(3DAT): the
- * provider says whether they are needed (lmr_sync_req); on this coherent
- * host they check their arguments and succeed.
+ * provider says whether they are needed (lmr_sync_req), they check their
+ * arguments the same way on either host, and the pattern the write page
+ * describes works on both. Run twice by CTest: on the coherent host and
+ * with RNIC_HOST_COHERENCY=noncoherent (test_lmr_sync_nc.c has the rest of
+ * the non-coherent host).
  */
 #include "dat_test.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static bool noncoherent(void)
+{
+    const char *e = getenv("RNIC_HOST_COHERENCY");
+    return e && strcmp(e, "noncoherent") == 0;
+}
 
 typedef DAT_RETURN (*sync_fn)(DAT_IA_HANDLE, const DAT_LMR_TRIPLET *, DAT_VLEN);
 
@@ -69,19 +79,61 @@ static void write_then_sync(struct dt_pair *p)
     CHECK_OK(dat_ep_post_send(a->ep, 1, &msg, dt_cookie(3), 0));
     CHECK_EQ(dt_wait_dto(b->recv_evd, NULL), DAT_DTO_SUCCESS);
     DAT_LMR_TRIPLET got;
-    memcpy(&got, b->buf + 60000, sizeof(got));
+    memcpy(&got, b->buf + 60000, sizeof(got));   /* a receive buffer: libdat made it visible */
+    CHECK(memcmp(&got, &range, sizeof(got)) == 0);
+    /* Before the sync: the new data on a coherent host, the old (zero) on the other. */
+    bool old = true;
+    for (size_t i = 0; i < 2048; i++)
+        old = old && b->buf[4096 + i] == 0;
+    CHECK_EQ(old, noncoherent());
     CHECK_OK(dat_lmr_sync_rdma_write(b->ia, &got, 1));
     CHECK(memcmp(b->buf + 4096, a->buf, 2048) == 0);
     CHECK_EQ(dt_wait_dto(a->req_evd, NULL), DAT_DTO_SUCCESS);
 }
 
+static DAT_BOOLEAN sync_req(DAT_IA_HANDLE ia)
+{
+    DAT_PROVIDER_ATTR pa;
+    pa.lmr_sync_req = (DAT_BOOLEAN)7;
+    CHECK_OK(dat_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_LMR_SYNC_REQ, &pa));
+    return pa.lmr_sync_req;
+}
+
+/* dat.conf's coherency= gives an IA the other host mode; the device keeps
+ * it while open, and an IA asking for the other one meanwhile is refused. */
+static void conf_mode(void)
+{
+    const char text[] =
+        "other u1.2 nonthreadsafe default libdat.so.1 rnic.1.0 \"rnic1 coherency=%s\" \"\"\n"
+        "same u1.2 nonthreadsafe default libdat.so.1 rnic.1.0 \"rnic1 coherency=%s\" \"\"\n"
+        "bad u1.2 nonthreadsafe default libdat.so.1 rnic.1.0 \"rnic1 coherency=sometimes\" \"\"\n";
+    const char *mine = noncoherent() ? "noncoherent" : "coherent";
+    const char *theirs = noncoherent() ? "coherent" : "noncoherent";
+    char conf[512], path[DT_CONF_PATH];
+    snprintf(conf, sizeof(conf), text, theirs, mine);
+    dt_conf_use(path, conf);
+    char other[] = "other", same[] = "same", bad[] = "bad", builtin[] = "rnic1";
+    DAT_IA_HANDLE ia, ia2;
+    DAT_EVD_HANDLE e = DAT_HANDLE_NULL, e2 = DAT_HANDLE_NULL;
+    CHECK_OK(dat_ia_open(other, 4, &e, &ia));
+    CHECK_EQ(sync_req(ia), noncoherent() ? DAT_FALSE : DAT_TRUE);
+    CHECK_RET(dat_ia_open(same, 4, &e2, &ia2), DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+    CHECK_OK(dat_ia_open(builtin, 4, &e2, &ia2));   /* no mode asked: the device's */
+    CHECK_EQ(sync_req(ia2), noncoherent() ? DAT_FALSE : DAT_TRUE);
+    CHECK_OK(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
+    CHECK_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+    e = DAT_HANDLE_NULL;
+    CHECK_RET(dat_ia_open(bad, 4, &e, &ia), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+    dt_conf_drop(path);
+}
+
 int main(void)
 {
+    conf_mode();
     struct dt_pair p;
     dt_pair_open(&p, NULL, NULL);
-    DAT_PROVIDER_ATTR pa;
-    CHECK_OK(dat_ia_query(p.s[0].ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_LMR_SYNC_REQ, &pa));
-    CHECK_EQ(pa.lmr_sync_req, DAT_FALSE);   /* the simulated host is coherent */
+    for (int i = 0; i < 2; i++)   /* the run's mode again, once the device was closed */
+        CHECK_EQ(sync_req(p.s[i].ia), noncoherent() ? DAT_TRUE : DAT_FALSE);
     check_sync(dat_lmr_sync_rdma_read, &p);
     check_sync(dat_lmr_sync_rdma_write, &p);
     dt_pair_connect(&p);

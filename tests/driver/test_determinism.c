@@ -36,6 +36,16 @@ static void workload(int fd) {
     len += (size_t)snprintf(out + len, sizeof(out) - len, "end=%llu frames=%llu/%llu",
                             (unsigned long long)rnic_sim_cycle(), (unsigned long long)rnic_sim_link_frames(0),
                             (unsigned long long)rnic_sim_link_frames(1));
+    /* On a non-coherent host the model's bookkeeping must repeat too. */
+    for (int n = 0; n < 2; n++) {
+        rnic_sim_dev *h;
+        struct rnic_sim_cache_stats cs;
+        if (rnic_sim_open(n ? "rnic1" : "rnic0", &h) != 0 || rnic_sim_get_cache_stats(h, &cs) != 0)
+            exit(3);
+        len += (size_t)snprintf(out + len, sizeof(out) - len, " nic%d=%llu/%llu/%llu/%llu", n,
+                                (unsigned long long)cs.tracked_bytes, (unsigned long long)cs.stale_read_bytes,
+                                (unsigned long long)cs.overwritten_bytes, (unsigned long long)cs.undefined_bytes);
+    }
     if (write(fd, out, len) != (ssize_t)len)
         exit(3);
     exit(0);

@@ -4,61 +4,13 @@
 // and writes served only inside the union of the mappings, every refusal
 // answered with TLM_ADDRESS_ERROR_RESPONSE, counted and remembered, and
 // never touching memory (a write only partly inside is refused whole).
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-
 #include "host_memory.h"
+#include "tlm_dma.h"
 
-namespace {
-
-int checks, failures;
-
-#define EXPECT(cond)                                                            \
-    do {                                                                        \
-        ++checks;                                                               \
-        if (!(cond)) {                                                          \
-            ++failures;                                                         \
-            std::fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                       \
-    } while (0)
-
-struct Dma : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Dma> socket;
-    explicit Dma(sc_core::sc_module_name n) : sc_module(n), socket("socket") {}
-
-    tlm::tlm_response_status access(bool write, uint64_t addr, void *data, uint32_t len,
-                                    unsigned char *byte_enable = nullptr) {
-        tlm::tlm_generic_payload t;
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        t.set_address(addr);
-        t.set_data_ptr(static_cast<unsigned char *>(data));
-        t.set_data_length(len);
-        t.set_streaming_width(len);
-        t.set_byte_enable_ptr(byte_enable);
-        t.set_byte_enable_length(byte_enable ? len : 0);
-        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        socket->b_transport(t, delay);
-        return t.get_response_status();
-    }
-};
-
-// The IOVA of a host pointer: its address (IOVA = VA).
-uint64_t iova(const void *p) { return reinterpret_cast<uintptr_t>(p); }
-
-bool all(const uint8_t *p, size_t n, uint8_t v) {
-    for (size_t i = 0; i < n; ++i)
-        if (p[i] != v)
-            return false;
-    return true;
-}
-
-}  // namespace
+using namespace tlm_dma;
 
 // A SystemC program of its own: libsystemc's main() calls this.
 int sc_main(int, char **) {
@@ -142,6 +94,5 @@ int sc_main(int, char **) {
     EXPECT(mem.fault_count() == 9);
     EXPECT(all(host + 4096 + 8, 4096 - 8, 0x11));   // nothing above was ever written there
 
-    std::printf("test_iommu_unit: %d checks, %d failed\n", checks, failures);
-    return failures == 0 ? 0 : 1;
+    return finish("test_iommu_unit");
 }

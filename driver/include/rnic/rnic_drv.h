@@ -100,6 +100,45 @@ int rnic_mw_query(rnic_mw *mw, struct rnic_mw_state *out);
  * refused from then on. */
 int rnic_mw_free(rnic_mw *mw);
 
+/* ---- host coherency ----
+ * A non-coherent host (simulated: RNIC_HOST_COHERENCY=noncoherent, or
+ * rnic_set_host_coherency) has a CPU cache that the NIC's DMA does not
+ * snoop. Memory regions are streaming DMA: the CPU's writes reach the NIC
+ * after a sync for the device, the NIC's writes reach the CPU after a sync
+ * for the CPU. The driver's rings and CQs are coherent DMA memory. */
+enum rnic_host_coherency {
+    RNIC_HOST_DEFAULT = -1,       /* for rnic_set_host_coherency: the platform's own mode */
+    RNIC_HOST_COHERENT = 0,
+    RNIC_HOST_NONCOHERENT = 1,
+};
+int rnic_host_coherency(rnic_dev *dev);   /* RNIC_HOST_COHERENT or _NONCOHERENT (or RNIC_E_INVAL) */
+/* RNIC_E_INVAL for a mode the backend cannot model (a real x86 host is
+ * coherent); RNIC_E_BUSY for a change while memory regions are registered. */
+int rnic_set_host_coherency(rnic_dev *dev, int mode);
+
+enum rnic_sync_dir {
+    RNIC_SYNC_FOR_DEVICE = 0,   /* flush: the CPU's writes in the range reach the NIC */
+    RNIC_SYNC_FOR_CPU = 1,      /* clean and invalidate: the range is coherent both ways */
+};
+/* Syncs [addr, addr+len) of registered memory; nothing to do on a coherent
+ * host. RNIC_E_INVAL for a bad direction, RNIC_E_RANGE for a range that wraps. */
+int rnic_dma_sync(rnic_dev *dev, const void *addr, uint64_t len, int dir);
+
+/* A range where the platform saw a sync missing (simulation only). */
+enum rnic_sync_kind {
+    RNIC_SYNC_STALE_READ = 0,       /* the CPU wrote it, the NIC read it before a flush */
+    RNIC_SYNC_OVERWRITTEN = 1,      /* the NIC wrote it again before a sync for the CPU */
+    RNIC_SYNC_UNSEEN_AT_UNMAP = 2,  /* the NIC wrote it, no sync for the CPU before its region went */
+    RNIC_SYNC_UNDEFINED = 3,        /* the CPU and the NIC both wrote it with no sync in between */
+};
+struct rnic_sync_report {
+    uint64_t addr;
+    uint64_t len;
+    int kind;                       /* enum rnic_sync_kind */
+};
+/* The oldest report not taken yet: 1, or 0 when there is none. */
+int rnic_sync_report(rnic_dev *dev, struct rnic_sync_report *out);
+
 /* ---- completion queues ---- */
 int rnic_cq_create(rnic_dev *dev, uint32_t entries, rnic_cq **out);
 int rnic_cq_destroy(rnic_cq *cq);   /* RNIC_E_BUSY while a QP uses it */

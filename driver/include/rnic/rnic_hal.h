@@ -15,6 +15,8 @@
 extern "C" {
 #endif
 
+struct rnic_sync_report;
+
 struct rnic_hal_ops {
     const char *name;
     uint32_t (*bar_read32)(void *ctx, uint32_t off);
@@ -25,6 +27,15 @@ struct rnic_hal_ops {
     uint64_t (*wait)(void *ctx, uint64_t max_cycles);
     unsigned (*index)(void *ctx);                        /* port number: sets MAC and IPv4 */
     void (*close)(void *ctx);
+    /* Host coherency (rnic_drv.h). dma_map is a streaming mapping (a
+     * region's memory); dma_map_coherent maps memory that stays coherent
+     * (rings). Each may be NULL: a coherent host, where these do nothing
+     * and coherent memory is mapped with dma_map. */
+    int (*dma_map_coherent)(void *ctx, void *va, size_t len);           /* 0 or -1 */
+    int (*coherency)(void *ctx);                                         /* RNIC_HOST_* */
+    int (*set_coherency)(void *ctx, int mode);                           /* 0 or -1: refused */
+    int (*dma_sync)(void *ctx, const void *va, size_t len, int dir);     /* 0 or -1 */
+    int (*sync_report)(void *ctx, struct rnic_sync_report *out);         /* 1, or 0: none */
 };
 
 struct rnic_hal {

@@ -135,16 +135,28 @@ static inline DAT_RETURN request_state(const struct dat_ep *ep)
     return dat_ep_state_error(ep->state);
 }
 
-DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT_LMR_TRIPLET *local_iov,
-                            DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS completion_flags)
+/* What every request post checks first: the EP handle, its state, the flags. */
+static inline DAT_RETURN request_prologue(DAT_EP_HANDLE h, DAT_COMPLETION_FLAGS f, unsigned allowed,
+                                          DAT_RETURN_SUBTYPE flag_arg, struct dat_ep **out)
 {
-    struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
+    struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(h, DAT_HANDLE_TYPE_EP);
     if (DAT_UNLIKELY(!ep))
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
     DAT_RETURN r = request_state(ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
         return r;
-    r = check_flags(completion_flags, REQ_FLAGS_SEND, ep->attr.request_completion_flags, DAT_INVALID_ARG5);
+    r = check_flags(f, allowed, ep->attr.request_completion_flags, flag_arg);
+    if (DAT_UNLIKELY(r != DAT_SUCCESS))
+        return r;
+    *out = ep;
+    return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT_LMR_TRIPLET *local_iov,
+                            DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS completion_flags)
+{
+    struct dat_ep *ep;
+    DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_SEND, DAT_INVALID_ARG5, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
         return r;
     struct rnic_sge sg[RNIC_MAX_SGE];
@@ -166,13 +178,8 @@ DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segment
                                   DAT_DTO_COOKIE user_cookie, const DAT_RMR_TRIPLET *remote_buffer,
                                   DAT_COMPLETION_FLAGS completion_flags)
 {
-    struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
-    if (DAT_UNLIKELY(!ep))
-        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-    DAT_RETURN r = request_state(ep);
-    if (DAT_UNLIKELY(r != DAT_SUCCESS))
-        return r;
-    r = check_flags(completion_flags, REQ_FLAGS_RDMA, ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+    struct dat_ep *ep;
+    DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_RDMA, DAT_INVALID_ARG6, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
         return r;
     if (DAT_UNLIKELY(!remote_buffer))
@@ -197,13 +204,8 @@ DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments
                                  DAT_DTO_COOKIE user_cookie, const DAT_RMR_TRIPLET *remote_buffer,
                                  DAT_COMPLETION_FLAGS completion_flags)
 {
-    struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
-    if (DAT_UNLIKELY(!ep))
-        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-    DAT_RETURN r = request_state(ep);
-    if (DAT_UNLIKELY(r != DAT_SUCCESS))
-        return r;
-    r = check_flags(completion_flags, REQ_FLAGS_RDMA, ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+    struct dat_ep *ep;
+    DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_RDMA, DAT_INVALID_ARG6, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
         return r;
     if (DAT_UNLIKELY(!remote_buffer))

@@ -91,6 +91,11 @@ static inline DAT_RETURN check_flags(DAT_COMPLETION_FLAGS f, unsigned allowed,
 static DAT_RETURN post_request(struct dat_ep *ep, uint8_t op, struct rnic_sge *sg, int nsg, uint64_t len,
                                const DAT_RMR_TRIPLET *remote, DAT_DTO_COOKIE cookie, DAT_COMPLETION_FLAGS f)
 {
+    /* Checked and accepted on a DISCONNECTED EP, then flushed at once. */
+    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
+        flush_now(ep, ep->req_evd, cookie);
+        return DAT_SUCCESS;
+    }
     if (DAT_UNLIKELY(ep->sq_head - ep->sq_tail > ep->sq_mask))
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
     uint64_t seq = ep->sq_head;
@@ -167,10 +172,6 @@ DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT
         return r;
     if (DAT_UNLIKELY(total > ep->attr.max_message_size))
         return DAT_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
-        flush_now(ep, ep->req_evd, user_cookie);
-        return DAT_SUCCESS;
-    }
     return post_request(ep, RNIC_OP_SEND, sg, nsg, total, NULL, user_cookie, completion_flags);
 }
 
@@ -193,10 +194,6 @@ DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segment
     /* The remote buffer must hold everything the local iov sends. */
     if (DAT_UNLIKELY(total > remote_buffer->segment_length || total > ep->attr.max_rdma_size))
         return DAT_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
-        flush_now(ep, ep->req_evd, user_cookie);
-        return DAT_SUCCESS;
-    }
     return post_request(ep, RNIC_OP_RDMA_WRITE, sg, nsg, total, remote_buffer, user_cookie, completion_flags);
 }
 
@@ -228,10 +225,6 @@ DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments
             sg[k].len = (uint32_t)left;
         left -= sg[k].len;
         k++;
-    }
-    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
-        flush_now(ep, ep->req_evd, user_cookie);
-        return DAT_SUCCESS;
     }
     return post_request(ep, RNIC_OP_RDMA_READ, sg, k, want, remote_buffer, user_cookie, completion_flags);
 }

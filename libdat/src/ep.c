@@ -62,6 +62,56 @@ static void default_attr(const struct dat_dev *dev, DAT_EP_ATTR *a)
     a->max_rdma_write_iov = (DAT_COUNT)dev->info.max_sge;
 }
 
+/* DAT 1.1 consumers, and those written for other uDAPL providers, memset a
+ * DAT_EP_ATTR to zero and set only the fields they know; 1.1 has no
+ * max_rdma_read_iov, max_rdma_write_iov nor srq_soft_hw at all. A zero in a
+ * field where zero is no usable limit takes the provider's default (what
+ * default_attr gives), so such an EP can SEND and RDMA READ and WRITE, and
+ * dat_ep_query reports the value in force. The rules and their reasons are
+ * docs/libdat.md, "EP attributes from DAT 1.1 consumers". Only the fields
+ * of mask are looked at (dat_ep_modify's mask; every field at create).
+ * Non-zero values are left alone for attr_valid to judge.
+ *
+ * service_type, qos and the completion flags need no rule: their zero is
+ * already the default value (DAT_SERVICE_TYPE_RC, DAT_QOS_BEST_EFFORT,
+ * DAT_COMPLETION_DEFAULT_FLAG). The counts of transport and provider
+ * specific attributes mean what they say at 0: none. */
+_Static_assert(DAT_SERVICE_TYPE_RC == 0, "a zeroed service_type must be RC");
+_Static_assert(DAT_QOS_BEST_EFFORT == 0, "a zeroed qos must be best effort");
+_Static_assert(DAT_COMPLETION_DEFAULT_FLAG == 0, "zeroed completion flags must be the default");
+
+static void attr_zero_defaults(const struct dat_dev *dev, DAT_EP_ATTR *a, DAT_EP_PARAM_MASK m)
+{
+    DAT_EP_ATTR d;
+    default_attr(dev, &d);
+#define ZERO_IS_DEFAULT(bit, field)                                                                            \
+    do {                                                                                                       \
+        if ((m & (bit)) && a->field == 0)                                                                      \
+            a->field = d.field;                                                                                \
+    } while (0)
+    /* A 0-byte limit would refuse every SEND, RDMA WRITE and READ with data. */
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE, max_message_size);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE, max_rdma_size);
+    /* A queue of no entries: the EP could post nothing (refused until now). */
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, max_recv_dtos);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS, max_request_dtos);
+    /* No segments: only empty messages and empty receives. */
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV, max_recv_iov);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV, max_request_iov);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV, max_rdma_read_iov);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV, max_rdma_write_iov);
+    /* Not "no RDMA READs": the QP cannot refuse READs (its limit is 1..max_rd,
+     * and dat_ep_qp_build and the CM raised 0 to 1), so 0 always meant one
+     * READ at a time in each direction, a silent throttle. Whether a peer
+     * may READ memory is the RMR's and LMR's privileges' business. */
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, max_rdma_read_in);
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT, max_rdma_read_out);
+    /* DAT_HW_DEFAULT is ~0, not 0. A soft high watermark of 0 would fire at
+     * once; with no SRQ (srq_supported is DAT_FALSE) none is in force. */
+    ZERO_IS_DEFAULT(DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW, srq_soft_hw);
+#undef ZERO_IS_DEFAULT
+}
+
 static bool attr_valid(const struct dat_dev *dev, const DAT_EP_ATTR *a)
 {
     const DAT_COUNT sge = (DAT_COUNT)dev->info.max_sge, rd = (DAT_COUNT)dev->info.max_rd;
@@ -396,9 +446,10 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_E
         return r;
     DAT_EP_ATTR attr;
     if (ep_attributes) {
-        if (!attr_valid(ia->dev, ep_attributes))
-            return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
         attr = *ep_attributes;
+        attr_zero_defaults(ia->dev, &attr, DAT_EP_FIELD_EP_ATTR_ALL);
+        if (!attr_valid(ia->dev, &attr))
+            return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
     } else {
         default_attr(ia->dev, &attr);
     }
@@ -483,6 +534,8 @@ DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask
     ep_param->request_evd_handle = ep->req_evd ? DAT_H(ep->req_evd) : DAT_HANDLE_NULL;
     ep_param->connect_evd_handle = ep->conn_evd ? DAT_H(ep->conn_evd) : DAT_HANDLE_NULL;
     ep_param->srq_handle = DAT_HANDLE_NULL;
+    /* The values in force: zeros that took a default (attr_zero_defaults)
+     * were replaced when the attributes were set. */
     ep_param->ep_attr = ep->attr;
     return DAT_SUCCESS;
 }
@@ -553,6 +606,7 @@ DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mas
         return r;
     DAT_EP_ATTR attr = ep->attr;
     attr_merge(&attr, ep_param_mask, &ep_param->ep_attr);
+    attr_zero_defaults(ia->dev, &attr, ep_param_mask);
     if (!attr_valid(ia->dev, &attr))
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 

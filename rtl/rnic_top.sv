@@ -7,6 +7,11 @@ module rnic_top #(
 ) (
   input  logic        clk,
   input  logic        rst_n,
+  // The platform's time base in clk cycles, read through CYCLE_LO/HI. On a
+  // board the shell drives it from a free-running counter of clk (reset or
+  // not, as it likes); a simulator that skips idle cycles without clocking
+  // the NIC advances it by the cycles it skipped.
+  input  logic [63:0] time_now,
 
   input  logic        bar_req_valid,
   input  logic        bar_req_write,
@@ -112,7 +117,7 @@ module rnic_top #(
   assign ev_rx_drop = eng_rx_drop || buf_rx_drop;
 
   rnic_regs #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_regs (
-    .clk, .rst_n, .bar_req_valid, .bar_req_write, .bar_req_addr, .bar_req_wdata,
+    .clk, .rst_n, .time_now, .bar_req_valid, .bar_req_write, .bar_req_addr, .bar_req_wdata,
     .bar_rsp_valid, .bar_rsp_rdata, .soft_reset, .enable, .mac, .ipv4, .mutant,
     .pt_valid, .pt_cmd, .pt_index, .pt_key, .pt_pz, .pt_base, .pt_len, .pt_rights, .pt_type,
     .pt_state, .pt_link, .pt_done, .pt_err, .pt_r_key, .pt_r_pz, .pt_r_base, .pt_r_len,

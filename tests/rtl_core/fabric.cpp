@@ -97,6 +97,7 @@ void Fabric::reset() {
         for (auto &x : nic_) {
             Vrnic_top &d = *x.dut;
             d.rst_n = 0;
+            d.time_now = cycle_;
             d.bar_req_valid = 0;
             d.dma_rd_req_ready = 0;
             d.dma_rd_rsp_valid = 0;
@@ -118,6 +119,7 @@ void Fabric::drive(int n) {
     Nic &x = nic_[n];
     Vrnic_top &d = *x.dut;
 
+    d.time_now = cycle_;
     d.bar_req_valid = x.bar_valid;
     d.bar_req_write = x.bar_write;
     d.bar_req_addr = x.bar_addr;

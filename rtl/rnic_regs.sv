@@ -89,7 +89,11 @@ module rnic_regs #(
   input  logic [7:0]  ev_queue,
   input  logic        ev_rx_drop,
   input  logic [NUM_CQ-1:0] intr_set,
-  output logic        irq
+  output logic        irq,
+
+  // Nothing of this block's own is under way: no command or doorbell pulse,
+  // no PT command waiting for the table, no soft reset, no read response.
+  output logic        idle
 );
   localparam int unsigned QW = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
@@ -244,15 +248,27 @@ module rnic_regs #(
   end
 
   // The response path ignores soft reset: a read right after a reset request answers.
+  // The data loads only with a read: nothing samples it without
+  // bar_rsp_valid, and a register that followed the decode (and time_now)
+  // every cycle would never hold still while the NIC is idle.
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       bar_rsp_valid <= 1'b0;
       bar_rsp_rdata <= '0;
     end else begin
       bar_rsp_valid <= rd;
-      bar_rsp_rdata <= known ? rdata : 32'd0;
+      if (rd) bar_rsp_rdata <= known ? rdata : 32'd0;
     end
   end
+
+  // Every pulse above lasts one cycle and is then cleared by this block
+  // itself, a PT command waits for the table's answer (pt_busy), and a
+  // soft reset clears the whole core the cycle after it was written: each
+  // is a change that comes without a new BAR access, so none may be under
+  // way. The rest (staging registers, STATUS, INTR_STATUS, RX_DROPS) only
+  // moves on a BAR access or on a pulse from a block whose own idle covers it.
+  assign idle = !pt_valid && !cq_cmd_valid && !qp_cmd_valid && !db_valid && !pt_busy &&
+                !soft_reset && !bar_rsp_valid;
 
   always_ff @(posedge clk) begin
     if (!rst_n || soft_reset) begin

@@ -66,6 +66,8 @@ void Fabric::dump() {
 
 bool Fabric::irq(int n) const { return nic_[n].dut->irq; }
 
+bool Fabric::idle(int n) const { return nic_[n].dut->idle; }
+
 void Fabric::violation(int n, const char *what) {
     if (++protocol_errors <= kMaxReports)
         std::fprintf(stderr, "[cycle %llu] nic%d protocol: %s\n", static_cast<unsigned long long>(cycle_), n, what);
@@ -88,6 +90,7 @@ void Fabric::reset() {
         x.rx_off = 0;
         x.rx_presenting = false;
         x.prev_rd_req_pending = x.prev_wr_pending = x.prev_tx_pending = false;
+        x.idle_quiet_prev = false;
         x.mem->reset();
         sent[n].clear();
         events[n].clear();
@@ -176,6 +179,28 @@ void Fabric::drive(int n) {
         d.rx_tkeep = static_cast<uint8_t>((1u << k) - 1);
         d.rx_tlast = x.rx_off + k == f.size();
     }
+}
+
+// The idle promise (docs/rtl-interfaces.md): a cycle with idle high in which
+// nothing was presented (no BAR request, rx beat, DMA read data or write
+// completion; tx_tready high) is followed by a cycle that shows no DMA read
+// request, no DMA write beat, no tx beat, no trace event and no BAR
+// response, the same irq, and idle still high.
+void Fabric::check_idle(int n) {
+    Nic &x = nic_[n];
+    const Vrnic_top &d = *x.dut;
+    if (x.idle_quiet_prev) {
+        if (d.dma_rd_req_valid) violation(n, "DMA read request after an idle cycle with quiet inputs");
+        if (d.dma_wr_valid) violation(n, "DMA write beat after an idle cycle with quiet inputs");
+        if (d.tx_tvalid) violation(n, "tx beat after an idle cycle with quiet inputs");
+        if (d.trace_valid) violation(n, "trace event after an idle cycle with quiet inputs");
+        if (d.bar_rsp_valid) violation(n, "BAR response after an idle cycle with quiet inputs");
+        if (static_cast<bool>(d.irq) != x.irq_prev) violation(n, "irq changed after an idle cycle with quiet inputs");
+        if (!d.idle) violation(n, "idle dropped after an idle cycle with quiet inputs");
+    }
+    x.idle_quiet_prev = d.idle && !d.bar_req_valid && !d.rx_tvalid && !d.dma_rd_rsp_valid && !d.dma_wr_cpl_valid &&
+                        d.tx_tready;
+    x.irq_prev = d.irq;
 }
 
 void Fabric::sample(int n) {
@@ -318,6 +343,7 @@ void Fabric::step() {
         nic_[n].dut->eval();
     }
     dump();
+    for (int n = 0; n < 2; n++) check_idle(n);
     for (int n = 0; n < 2; n++) sample(n);
     ctx_->timeInc(1);   // assertion messages then name the cycle
     for (auto &x : nic_) {

@@ -4,7 +4,10 @@
 // refuses unmapped ranges), the BAR, and a link per direction (latency, a
 // hook that can drop or corrupt a frame, a capture of every frame). The
 // models also check the NIC's side of every handshake (docs/rtl-interfaces.md)
-// and count each violation in protocol_errors.
+// and count each violation in protocol_errors, and hold the NIC to its idle
+// promise: a cycle with idle high and nothing presented is followed by one
+// with no DMA request, no write or tx beat, no trace event, the same irq and
+// idle still high. The bench's cycle counter is the NICs' time_now.
 #ifndef RTL_CORE_FABRIC_H
 #define RTL_CORE_FABRIC_H
 
@@ -49,7 +52,8 @@ public:
     Vrnic_top &dut(int n) { return *nic_[n].dut; }
     HostMemory &mem(int n) { return *nic_[n].mem; }
     uint64_t now() const { return cycle_; }
-    bool irq(int n) const;   // the interrupt line as it is now
+    bool irq(int n) const;    // the interrupt line as it is now
+    bool idle(int n) const;   // the NIC's idle output as it is now (a function of its state)
 
     void reset();                 // rst_n low for a few cycles, every model emptied
     void step();                  // one clock cycle of both NICs and the platform
@@ -120,10 +124,14 @@ private:
         bool prev_rd_req_pending = false, prev_wr_pending = false, prev_tx_pending = false;
         uint64_t prev_rd_addr = 0, prev_wr_addr = 0, prev_wr_data = 0, prev_tx_data = 0;
         unsigned prev_rd_len = 0, prev_wr_len = 0, prev_tx_keep = 0;
+        // idle promise: the previous cycle had idle high and nothing presented
+        bool idle_quiet_prev = false;
+        bool irq_prev = false;
     };
 
     bool stall();
     void drive(int n);
+    void check_idle(int n);   // after drive(): the idle promise, then this cycle's idle and inputs
     void sample(int n);
     void violation(int n, const char *what);
     void dump();   // waveform sample (bench built with RTL_CORE_VCD=ON)

@@ -140,7 +140,11 @@ module rnic_engine #(
   output logic        trace_valid,
   output logic [7:0]  trace_event,
   output logic [15:0] trace_qpn,
-  output logic [63:0] trace_arg
+  output logic [63:0] trace_arg,
+
+  // Nothing to do and nothing under way: see the block before the state
+  // machine's always_ff.
+  output logic        idle
 );
   localparam int unsigned QW  = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
@@ -694,6 +698,28 @@ module rnic_engine #(
       seg_len[i] <= 32'd0;
     end
   endtask
+
+  // Idle -----------------------------------------------------------------
+  // Everything that moves without a new input: a job (st != S_IDLE, and
+  // with it every DMA read, since a read is only ever requested and
+  // awaited inside a job); what S_IDLE would start at the next edge (the
+  // same conditions as its branch below; a frame released this cycle is
+  // covered by the rxb_release pulse); DMA writes still leaving the output
+  // FIFO or waiting for their completion; trace events still queued; and
+  // the one-cycle pulses this block clears by itself, each of which moves
+  // another block (STATUS, INTR_STATUS, RX_DROPS, the trace FIFO, the
+  // framer, the receive buffer). The payload register (rs_*) and the
+  // receive byte queue only move inside a job, but a beat or a byte left
+  // in them is work not finished, so they must be empty as well. The
+  // commands and doorbells from the register block are its own idle's.
+  logic start_due, pulse_due;
+  always_comb begin
+    start_due = enable && (rxb_valid || bind_any || pick_any || flush_any);
+    pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
+                fsm_ev_valid || db_ev_valid || fr_start || rxb_release;
+    idle      = st == S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !dma_wr_valid &&
+                !trace_valid && !rs_valid && rq_count == '0;
+  end
 
   // Sequential -----------------------------------------------------------
   always_ff @(posedge clk) begin

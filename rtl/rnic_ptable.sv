@@ -81,7 +81,10 @@ module rnic_ptable #(
   input  logic [31:0] rchk_len,
   output logic        rchk_rsp_valid,
   output logic [2:0]  rchk_verdict,
-  output logic [63:0] rchk_base
+  output logic [63:0] rchk_base,
+
+  // No request of any port between its request and its answer.
+  output logic        idle
 );
   localparam int unsigned IW = $clog2(ENTRIES);
   localparam logic [1:0] MR = 2'(rnic_pkg::PT_TYPE_MR);
@@ -153,6 +156,7 @@ module rnic_ptable #(
   end
 
   // ---------------------------------------------------------- the two copies
+  logic        l_idle, r_idle;
   logic [7:0]  l_key;
   logic [15:0] l_pz;
   logic [63:0] l_base, l_len;
@@ -169,7 +173,7 @@ module rnic_ptable #(
     .live_index(l_live_index), .live(l_live), .req_pz(lchk_pz),
     .req_rights(lchk_rights),
     .req_addr(lchk_addr), .req_len(lchk_len),
-    .rsp_valid(lchk_rsp_valid), .verdict(lchk_verdict), .base(lchk_base));
+    .rsp_valid(lchk_rsp_valid), .verdict(lchk_verdict), .base(lchk_base), .idle(l_idle));
 
   // The remote copy's read-back only feeds the lockstep assertion below;
   // synthesis drops it, leaving that RAM one write and one read port.
@@ -190,7 +194,15 @@ module rnic_ptable #(
     .live_index(r_live_index), .live(r_live), .req_pz(rchk_pz),
     .req_rights(rchk_rights),
     .req_addr(rchk_addr), .req_len(rchk_len),
-    .rsp_valid(rchk_rsp_valid), .verdict(rchk_verdict), .base(rchk_base));
+    .rsp_valid(rchk_rsp_valid), .verdict(rchk_verdict), .base(rchk_base), .idle(r_idle));
+
+  // The table's own requests in flight: a check on either port (its stages
+  // and its verdict pulse), a management command's answer (mgmt_done, one
+  // cycle after mgmt_valid) and a bind's (bind_done). Its requesters wait
+  // for every answer (the register block's pt_busy, the engine's *_WAIT and
+  // S_BIND_DONE states), so their idle already implies this one; it is kept
+  // so the table says so itself (rnic_top asserts the implication).
+  assign idle = l_idle && r_idle && !mgmt_done && !bind_done;
 
   // Valid with mgmt_done after a READ (a WRITE cycle also loads the RAM's
   // read register, with the word it overwrites). An entry that is not live

@@ -54,7 +54,8 @@ module rnic_ptable_check #(
   input  logic        live,
   output logic        rsp_valid,
   output logic [2:0]  verdict,
-  output logic [63:0] base         // the entry's base with an OK verdict, 0 otherwise
+  output logic [63:0] base,        // the entry's base with an OK verdict, 0 otherwise
+  output logic        idle         // no request between req_valid and its rsp_valid pulse
 );
   localparam int unsigned IW = $clog2(ENTRIES);
   localparam int unsigned EW = 8 + 16 + 64 + 64 + 4 + 2 + 2 + 32;
@@ -78,6 +79,9 @@ module rnic_ptable_check #(
   logic        s1_valid, s2_valid, link_go;
   logic [IW-1:0] b_addr;
   assign req_ready  = !s1_valid && !s2_valid;
+  // A request moves on each cycle by itself (cycle 1, cycle 3, the verdict
+  // pulse), so it is under way from req_valid until rsp_valid has dropped.
+  assign idle       = !s1_valid && !s2_valid && !rsp_valid;
   assign b_addr     = link_go ? e_link[8 +: IW] : req_key[8 +: IW];
   assign live_index = b_addr;
 

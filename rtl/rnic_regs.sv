@@ -2,13 +2,16 @@
 // software fills before a command, and turns command and doorbell writes
 // into one-cycle pulses for the protection table and the engine. Errors
 // from anywhere in the NIC are latched here (STATUS, ERR_ADDR) so software
-// has one place to look.
+// has one place to look. CYCLE_LO/HI show the platform's time base
+// (time_now), not a counter of this block's own: a platform that skips idle
+// cycles without clocking the NIC still has them counted.
 module rnic_regs #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ
 ) (
   input  logic        clk,
   input  logic        rst_n,
+  input  logic [63:0] time_now,        // the platform's time base, in clock cycles
 
   input  logic        bar_req_valid,
   input  logic        bar_req_write,
@@ -86,13 +89,16 @@ module rnic_regs #(
   input  logic [7:0]  ev_queue,
   input  logic        ev_rx_drop,
   input  logic [NUM_CQ-1:0] intr_set,
-  output logic        irq
+  output logic        irq,
+
+  // Nothing of this block's own is under way: no command or doorbell pulse,
+  // no PT command waiting for the table, no soft reset, no read response.
+  output logic        idle
 );
   localparam int unsigned QW = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
 
   logic [31:0] status, err_addr, rx_drops, intr_status;
-  logic [63:0] cycles;
   logic [31:0] cycle_hi_latch;
 
   // Decode --------------------------------------------------------------
@@ -187,7 +193,7 @@ module rnic_regs #(
       rnic_pkg::REG_CTRL:        rdata = {30'd0, enable, 1'b0};
       rnic_pkg::REG_STATUS:      rdata = status;
       rnic_pkg::REG_ERR_ADDR:    rdata = err_addr;
-      rnic_pkg::REG_CYCLE_LO:    rdata = cycles[31:0];
+      rnic_pkg::REG_CYCLE_LO:    rdata = time_now[31:0];
       rnic_pkg::REG_CYCLE_HI:    rdata = cycle_hi_latch;
       rnic_pkg::REG_RX_DROPS:    rdata = rx_drops;
       rnic_pkg::REG_MUTANT:      rdata = {28'd0, mutant};
@@ -228,11 +234,6 @@ module rnic_regs #(
   end
 
   // Sequential ---------------------------------------------------------
-  always_ff @(posedge clk) begin
-    if (!rst_n) cycles <= '0;
-    else        cycles <= cycles + 64'd1;
-  end
-
   logic [31:0] status_set;
   always_comb begin
     status_set = '0;
@@ -247,15 +248,27 @@ module rnic_regs #(
   end
 
   // The response path ignores soft reset: a read right after a reset request answers.
+  // The data loads only with a read: nothing samples it without
+  // bar_rsp_valid, and a register that followed the decode (and time_now)
+  // every cycle would never hold still while the NIC is idle.
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       bar_rsp_valid <= 1'b0;
       bar_rsp_rdata <= '0;
     end else begin
       bar_rsp_valid <= rd;
-      bar_rsp_rdata <= known ? rdata : 32'd0;
+      if (rd) bar_rsp_rdata <= known ? rdata : 32'd0;
     end
   end
+
+  // Every pulse above lasts one cycle and is then cleared by this block
+  // itself, a PT command waits for the table's answer (pt_busy), and a
+  // soft reset clears the whole core the cycle after it was written: each
+  // is a change that comes without a new BAR access, so none may be under
+  // way. The rest (staging registers, STATUS, INTR_STATUS, RX_DROPS) only
+  // moves on a BAR access or on a pulse from a block whose own idle covers it.
+  assign idle = !pt_valid && !cq_cmd_valid && !qp_cmd_valid && !db_valid && !pt_busy &&
+                !soft_reset && !bar_rsp_valid;
 
   always_ff @(posedge clk) begin
     if (!rst_n || soft_reset) begin
@@ -277,7 +290,7 @@ module rnic_regs #(
       qp_cmd_valid <= 1'b0; qp_cmd <= '0;
       db_valid <= 1'b0; db_kind <= '0; db_index <= '0; db_value <= '0;
     end else begin
-      if (rd && a == rnic_pkg::REG_CYCLE_LO) cycle_hi_latch <= cycles[63:32];
+      if (rd && a == rnic_pkg::REG_CYCLE_LO) cycle_hi_latch <= time_now[63:32];
       pt_valid     <= 1'b0;
       cq_cmd_valid <= 1'b0;
       qp_cmd_valid <= 1'b0;

@@ -22,7 +22,8 @@ module rnic_rx_buffer #(
   input  logic [$clog2(DEPTH)-1:0] rd_addr,
   output logic [8*W-1:0]           rd_data,
   input  logic                     release_frame,
-  output logic                     drop          // one-cycle pulse: a frame was discarded
+  output logic                     drop,         // one-cycle pulse: a frame was discarded
+  output logic                     idle          // no frame held, no beat on its way in, no drop pulse
 );
   localparam int unsigned AW = $clog2(DEPTH);
   localparam int unsigned NW = $clog2(W) + 1;
@@ -44,6 +45,8 @@ module rnic_rx_buffer #(
   logic [15:0]    widx;   // word of the frame this beat fills
   // Beats are registered on arrival and stored the cycle after: the ICRC
   // and storage logic then depend on flip-flops only, not on the port.
+  // Only an accepted beat loads them: between beats they hold, whatever the
+  // link drives beside a low tvalid.
   logic           in_v, in_last;
   logic [8*W-1:0] in_data;
   logic [W-1:0]   in_keep;
@@ -79,11 +82,17 @@ module rnic_rx_buffer #(
       in_keep <= '0;
     end else begin
       in_v    <= rx_tvalid && rx_tready;
-      in_last <= rx_tlast;
-      in_data <= rx_tdata;
+      in_last <= rx_tvalid && rx_tready && rx_tlast;
+      if (rx_tvalid && rx_tready) in_data <= rx_tdata;
       in_keep <= (rx_tvalid && rx_tready) ? rx_tkeep : '0;
     end
   end
+
+  // A full slot is work for the engine; a registered beat is stored (or
+  // ends a frame) at the next edge; a drop pulse is counted by the register
+  // block. A frame half received with the link pausing is not work: nothing
+  // moves until its next beat arrives.
+  assign idle = full == 2'b00 && !in_v && !in_last && !drop;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin

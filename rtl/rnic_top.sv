@@ -7,6 +7,11 @@ module rnic_top #(
 ) (
   input  logic        clk,
   input  logic        rst_n,
+  // The platform's time base in clk cycles, read through CYCLE_LO/HI. On a
+  // board the shell drives it from a free-running counter of clk (reset or
+  // not, as it likes); a simulator that skips idle cycles without clocking
+  // the NIC advances it by the cycles it skipped.
+  input  logic [63:0] time_now,
 
   input  logic        bar_req_valid,
   input  logic        bar_req_write,
@@ -56,7 +61,14 @@ module rnic_top #(
   output logic        trace_valid,
   output logic [7:0]  trace_event,
   output logic [15:0] trace_qpn,
-  output logic [63:0] trace_arg
+  output logic [63:0] trace_arg,
+
+  // The NIC holds no work: while the inputs stay quiet (no BAR request, no
+  // rx beat, no DMA read data, no DMA write completion; time_now aside) no
+  // output changes at the next edge and idle stays high. A function of
+  // flip-flops (and rst_n) only. docs/rtl-interfaces.md says what it does
+  // and does not promise.
+  output logic        idle
 );
   localparam int unsigned QW  = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
@@ -111,8 +123,10 @@ module rnic_top #(
   logic [NUM_CQ-1:0] intr_set;
   assign ev_rx_drop = eng_rx_drop || buf_rx_drop;
 
+  logic regs_idle, pt_idle, eng_idle, tx_idle, rx_idle;
+
   rnic_regs #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_regs (
-    .clk, .rst_n, .bar_req_valid, .bar_req_write, .bar_req_addr, .bar_req_wdata,
+    .clk, .rst_n, .time_now, .bar_req_valid, .bar_req_write, .bar_req_addr, .bar_req_wdata,
     .bar_rsp_valid, .bar_rsp_rdata, .soft_reset, .enable, .mac, .ipv4, .mutant,
     .pt_valid, .pt_cmd, .pt_index, .pt_key, .pt_pz, .pt_base, .pt_len, .pt_rights, .pt_type,
     .pt_state, .pt_link, .pt_done, .pt_err, .pt_r_key, .pt_r_pz, .pt_r_base, .pt_r_len,
@@ -123,7 +137,7 @@ module rnic_top #(
     .qp_rq_psn, .qp_flags, .qp_state_rd,
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue, .ev_rx_drop,
-    .intr_set, .irq);
+    .intr_set, .irq, .idle(regs_idle));
 
   logic        lchk_valid, lchk_rsp_valid, rchk_valid, rchk_rsp_valid;
   // The engine waits for each verdict before the next request, so the ports
@@ -165,7 +179,7 @@ module rnic_top #(
     .lchk_ready, .lchk_valid, .lchk_mode, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len,
     .lchk_rsp_valid, .lchk_verdict, .lchk_base,
     .rchk_ready, .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len,
-    .rchk_rsp_valid, .rchk_verdict, .rchk_base);
+    .rchk_rsp_valid, .rchk_verdict, .rchk_base, .idle(pt_idle));
 
   logic        fr_start, fr_busy, fr_push_ok, fr_poison;
   logic [15:0] fr_len;
@@ -174,7 +188,7 @@ module rnic_top #(
   rnic_tx_framer u_tx (
     .clk, .rst_n(core_rst_n), .start(fr_start), .frame_len(fr_len), .busy(fr_busy),
     .push_ok(fr_push_ok), .push_data(fr_push_data), .push_n(fr_push_n), .poison(fr_poison),
-    .tx_tvalid, .tx_tready, .tx_tdata, .tx_tkeep, .tx_tlast);
+    .tx_tvalid, .tx_tready, .tx_tdata, .tx_tkeep, .tx_tlast, .idle(tx_idle));
 
   logic        rxb_valid, rxb_release;
   logic [15:0] rxb_len;
@@ -184,7 +198,7 @@ module rnic_top #(
   rnic_rx_buffer #(.DEPTH(RXD)) u_rx (
     .clk, .rst_n(core_rst_n), .rx_tvalid, .rx_tready, .rx_tdata, .rx_tkeep, .rx_tlast,
     .frame_valid(rxb_valid), .frame_len(rxb_len), .hdr(rxb_hdr), .rd_addr(rxb_rd_addr),
-    .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop));
+    .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop), .idle(rx_idle));
 
   rnic_engine #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .RXD(RXD)) u_eng (
     .clk, .rst_n(core_rst_n), .enable, .mac, .ipv4, .mutant,
@@ -207,5 +221,45 @@ module rnic_top #(
     .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_tag, .dma_wr_cpl_err,
     .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
     .rxb_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
-    .trace_valid, .trace_event, .trace_qpn, .trace_arg);
+    .trace_valid, .trace_event, .trace_qpn, .trace_arg, .idle(eng_idle));
+
+  // Every block that has state of its own says whether it is under way; in
+  // reset nothing is idle (the registers are being set, and a platform must
+  // clock a reset, not skip it).
+  assign idle = rst_n && regs_idle && pt_idle && eng_idle && tx_idle && rx_idle;
+
+`ifndef SYNTHESIS
+  // Every output, to check that an idle NIC with quiet inputs holds them.
+  localparam int unsigned OUTW = 1 + 32 + 1 + 64 + 13 + 8 + 1 + 1 + 64 + 13 + 8 + 64 + 1 + 1 + 64 + 8 + 1 + 1 +
+                                 1 + 1 + 8 + 16 + 64 + 1;
+  logic [OUTW-1:0] outs, sva_outs;
+  assign outs = {bar_rsp_valid, bar_rsp_rdata, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len,
+                 dma_rd_req_tag, dma_rd_rsp_ready, dma_wr_valid, dma_wr_addr, dma_wr_len, dma_wr_tag,
+                 dma_wr_data, dma_wr_last, tx_tvalid, tx_tdata, tx_tkeep, tx_tlast, rx_tready, irq,
+                 trace_valid, trace_event, trace_qpn, trace_arg, idle};
+  logic quiet, sva_idle_quiet;
+  assign quiet = !bar_req_valid && !rx_tvalid && !dma_rd_rsp_valid && !dma_wr_cpl_valid;
+
+  always_ff @(posedge clk) begin
+    if (rst_n && idle) begin
+      a_idle_no_dma_rd: assert (!dma_rd_req_valid) else $error("idle with a DMA read request");
+      a_idle_no_dma_wr: assert (!dma_wr_valid) else $error("idle with a DMA write beat");
+      a_idle_no_tx: assert (!tx_tvalid) else $error("idle with a tx beat");
+      a_idle_no_trace: assert (!trace_valid) else $error("idle with a trace event");
+    end
+    // The promise itself: idle and quiet inputs in one cycle, then the next
+    // cycle has every output as it was (idle included).
+    if (!rst_n) begin
+      sva_idle_quiet <= 1'b0;
+    end else begin
+      sva_idle_quiet <= idle && quiet;
+      if (sva_idle_quiet)
+        a_idle_holds: assert (outs == sva_outs) else $error("idle NIC changed an output with quiet inputs");
+    end
+    sva_outs <= outs;
+    // The table's requesters wait for its answers: their idle covers its own.
+    if (rst_n && regs_idle && eng_idle)
+      a_idle_pt_covered: assert (pt_idle) else $error("protection table busy behind idle requesters");
+  end
+`endif
 endmodule

@@ -21,7 +21,8 @@ module rnic_tx_framer #(
   input  logic                tx_tready,
   output logic [8*W-1:0]      tx_tdata,
   output logic [W-1:0]        tx_tkeep,
-  output logic                tx_tlast
+  output logic                tx_tlast,
+  output logic                idle         // no frame under way and no beat waiting to leave
 );
   localparam int unsigned NW = $clog2(W) + 1;
   localparam int unsigned CW = $clog2(3*W) + 1;
@@ -83,6 +84,11 @@ module rnic_tx_framer #(
   rnic_beat_fifo #(.WIDTH(8*W + W + 1)) u_out (
     .clk, .rst_n, .in_valid(o_valid), .in_ready(o_ready), .in_data({o_last, o_keep, head}),
     .out_valid(tx_tvalid), .out_ready(tx_tready), .out_data({tx_tlast, tx_tkeep, tx_tdata}));
+
+  // Without a frame (busy low) nothing is pushed, appended or popped, so the
+  // counters and the byte queue hold; what is left is the output FIFO, whose
+  // beats leave by themselves while tx_tready is high.
+  assign idle = !busy && !tx_tvalid;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin

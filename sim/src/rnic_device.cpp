@@ -81,6 +81,7 @@ bool RnicDevice::dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t l
 void RnicDevice::drive(uint64_t cycle) {
     auto &m = *model_;
     m.clk = 0;
+    m.time_now = cycle;
 
     m.bar_req_valid = bar_pending_;
     m.bar_req_write = bar_write_;

@@ -22,6 +22,11 @@ namespace {
 constexpr uint64_t kArenaBase[2] = {0x10000000ull, 0x20000000ull};   // distinct per host
 constexpr size_t kArenaSize = 24u << 20;
 constexpr unsigned kMaxReports = 20;
+// Calls drive() makes to stall() per NIC in a cycle when nothing is
+// presented (DMA read request ready, write ready, tx ready; the read data
+// and rx frame draws are short-circuited away). A skip draws as many, so a
+// run with stalls sees the same random sequence whether it skips or not.
+constexpr unsigned kStallDrawsPerQuietCycle = 3;
 }
 
 Fabric::Fabric(const FabricConfig &cfg)
@@ -66,6 +71,20 @@ void Fabric::dump() {
 
 bool Fabric::irq(int n) const { return nic_[n].dut->irq; }
 
+bool Fabric::idle(int n) const { return nic_[n].dut->idle; }
+
+bool Fabric::models_quiet(bool frames_ok) const {
+    for (const Nic &x : nic_) {
+        if (x.bar_valid || x.bar_expect_rsp) return false;
+        if (!x.rd_q.empty() || x.rd_presenting || x.prev_rd_req_pending) return false;
+        if (x.wr_in_burst || x.prev_wr_pending || !x.cpl_q.empty()) return false;
+        if (!x.tx_acc.empty() || x.prev_tx_pending) return false;
+        if (x.rx_presenting || x.rx_off != 0) return false;
+        if (!x.rx_q.empty() && !frames_ok) return false;
+    }
+    return true;
+}
+
 void Fabric::violation(int n, const char *what) {
     if (++protocol_errors <= kMaxReports)
         std::fprintf(stderr, "[cycle %llu] nic%d protocol: %s\n", static_cast<unsigned long long>(cycle_), n, what);
@@ -88,6 +107,7 @@ void Fabric::reset() {
         x.rx_off = 0;
         x.rx_presenting = false;
         x.prev_rd_req_pending = x.prev_wr_pending = x.prev_tx_pending = false;
+        x.idle_quiet_prev = false;
         x.mem->reset();
         sent[n].clear();
         events[n].clear();
@@ -97,6 +117,7 @@ void Fabric::reset() {
         for (auto &x : nic_) {
             Vrnic_top &d = *x.dut;
             d.rst_n = 0;
+            d.time_now = cycle_;
             d.bar_req_valid = 0;
             d.dma_rd_req_ready = 0;
             d.dma_rd_rsp_valid = 0;
@@ -112,12 +133,14 @@ void Fabric::reset() {
         cycle_++;
     }
     for (auto &x : nic_) x.dut->rst_n = 1;
+    idle_streak_ = 0;
 }
 
 void Fabric::drive(int n) {
     Nic &x = nic_[n];
     Vrnic_top &d = *x.dut;
 
+    d.time_now = cycle_;
     d.bar_req_valid = x.bar_valid;
     d.bar_req_write = x.bar_write;
     d.bar_req_addr = x.bar_addr;
@@ -174,6 +197,28 @@ void Fabric::drive(int n) {
         d.rx_tkeep = static_cast<uint8_t>((1u << k) - 1);
         d.rx_tlast = x.rx_off + k == f.size();
     }
+}
+
+// The idle promise (docs/rtl-interfaces.md): a cycle with idle high in which
+// nothing was presented (no BAR request, rx beat, DMA read data or write
+// completion; tx_tready high) is followed by a cycle that shows no DMA read
+// request, no DMA write beat, no tx beat, no trace event and no BAR
+// response, the same irq, and idle still high.
+void Fabric::check_idle(int n) {
+    Nic &x = nic_[n];
+    const Vrnic_top &d = *x.dut;
+    if (x.idle_quiet_prev) {
+        if (d.dma_rd_req_valid) violation(n, "DMA read request after an idle cycle with quiet inputs");
+        if (d.dma_wr_valid) violation(n, "DMA write beat after an idle cycle with quiet inputs");
+        if (d.tx_tvalid) violation(n, "tx beat after an idle cycle with quiet inputs");
+        if (d.trace_valid) violation(n, "trace event after an idle cycle with quiet inputs");
+        if (d.bar_rsp_valid) violation(n, "BAR response after an idle cycle with quiet inputs");
+        if (static_cast<bool>(d.irq) != x.irq_prev) violation(n, "irq changed after an idle cycle with quiet inputs");
+        if (!d.idle) violation(n, "idle dropped after an idle cycle with quiet inputs");
+    }
+    x.idle_quiet_prev = d.idle && !d.bar_req_valid && !d.rx_tvalid && !d.dma_rd_rsp_valid && !d.dma_wr_cpl_valid &&
+                        d.tx_tready;
+    x.irq_prev = d.irq;
 }
 
 void Fabric::sample(int n) {
@@ -316,6 +361,8 @@ void Fabric::step() {
         nic_[n].dut->eval();
     }
     dump();
+    for (int n = 0; n < 2; n++) check_idle(n);
+    idle_streak_ = (nic_[0].dut->idle && nic_[1].dut->idle) ? idle_streak_ + 1 : 0;
     for (int n = 0; n < 2; n++) sample(n);
     ctx_->timeInc(1);   // assertion messages then name the cycle
     for (auto &x : nic_) {
@@ -325,6 +372,50 @@ void Fabric::step() {
     dump();
     ctx_->timeInc(1);
     cycle_++;
+}
+
+void Fabric::run(uint64_t cycles) {
+    const uint64_t end = cycle_ + cycles;
+    while (cycle_ < end) {
+        bool frames = false;
+        uint64_t n = skip_idle ? skippable(end - cycle_, frames) : 0;
+        if (n)
+            skip(n, frames);
+        else
+            step();
+    }
+}
+
+// A skip needs the NICs idle now and for the last kIdleBeforeSkip cycles,
+// the last of those with nothing presented (so the state now is the state
+// of that idle cycle), and models that will present nothing while it lasts.
+uint64_t Fabric::skippable(uint64_t limit, bool &frames) const {
+    frames = false;
+    if (idle_streak_ < kIdleBeforeSkip || !models_quiet(skip_links)) return 0;
+    uint64_t n = std::min(limit, skip_max);
+    for (const Nic &x : nic_) {
+        if (!x.dut->idle || !x.idle_quiet_prev) return 0;
+        if (!x.rx_q.empty()) {
+            // The first frame on the link starts to arrive at its due cycle.
+            if (x.rx_q.front().due <= cycle_) return 0;
+            n = std::min(n, x.rx_q.front().due - cycle_);
+            frames = true;
+        }
+    }
+    return n;
+}
+
+// The skipped cycles are idle with nothing presented: the NICs' state does
+// not change, so only time moves. The idle promise then holds across the
+// skip (the first clocked cycle after it is checked against the last one
+// before it).
+void Fabric::skip(uint64_t cycles, bool frames) {
+    if (cfg_.stall_pct) rng_.discard(static_cast<unsigned long long>(kStallDrawsPerQuietCycle) * 2 /* NICs */ * cycles);
+    cycle_ += cycles;
+    ctx_->timeInc(2 * cycles);
+    skipped_cycles += cycles;
+    skips++;
+    if (frames) skipped_with_frames += cycles;
 }
 
 void Fabric::bar_write(int n, uint16_t addr, uint32_t value) {

@@ -4,7 +4,15 @@
 // refuses unmapped ranges), the BAR, and a link per direction (latency, a
 // hook that can drop or corrupt a frame, a capture of every frame). The
 // models also check the NIC's side of every handshake (docs/rtl-interfaces.md)
-// and count each violation in protocol_errors.
+// and count each violation in protocol_errors, and hold the NIC to its idle
+// promise: a cycle with idle high and nothing presented is followed by one
+// with no DMA request, no write or tx beat, no trace event, the same irq and
+// idle still high. The bench's cycle counter is the NICs' time_now.
+//
+// With skip_idle set, run() does what a platform that skips idle time does:
+// once both NICs have been idle for a few cycles and the models have nothing
+// in flight, it moves the cycle counter (and with it time_now) ahead without
+// clocking the NICs.
 #ifndef RTL_CORE_FABRIC_H
 #define RTL_CORE_FABRIC_H
 
@@ -49,13 +57,31 @@ public:
     Vrnic_top &dut(int n) { return *nic_[n].dut; }
     HostMemory &mem(int n) { return *nic_[n].mem; }
     uint64_t now() const { return cycle_; }
-    bool irq(int n) const;   // the interrupt line as it is now
+    bool irq(int n) const;    // the interrupt line as it is now
+    bool idle(int n) const;   // the NIC's idle output as it is now (a function of its state)
+    // Nothing in flight in the models: no BAR access, no DMA read or write
+    // (request, data or completion), no frame half sent or half delivered,
+    // and no frame on a link (unless frames_ok).
+    bool models_quiet(bool frames_ok = false) const;
 
     void reset();                 // rst_n low for a few cycles, every model emptied
     void step();                  // one clock cycle of both NICs and the platform
-    void run(uint64_t cycles) {
-        for (uint64_t i = 0; i < cycles; i++) step();
-    }
+    // `cycles` cycles: clocked one by one, or with skip_idle partly skipped.
+    void run(uint64_t cycles);
+
+    // Skipping idle time. run() skips when both NICs have been idle for
+    // kIdleBeforeSkip cycles, the last of them with nothing presented, and
+    // models_quiet(skip_links) holds: it jumps by up to skip_max cycles,
+    // never past the end of the run nor, with skip_links, past the arrival
+    // of the first frame on a link. Whatever runs with skipping must give the
+    // same frames, trace events and DMA writes, at the same cycles, as with
+    // every cycle clocked.
+    static constexpr unsigned kIdleBeforeSkip = 4;
+    bool skip_idle = false;
+    bool skip_links = false;      // also skip while frames are on a link
+    uint64_t skip_max = 1000;
+    uint64_t skipped_cycles = 0, skips = 0;
+    uint64_t skipped_with_frames = 0;   // skipped cycles while a frame was on a link
 
     void bar_write(int n, uint16_t addr, uint32_t value);   // one cycle
     uint32_t bar_read(int n, uint16_t addr);                // two cycles
@@ -120,11 +146,17 @@ private:
         bool prev_rd_req_pending = false, prev_wr_pending = false, prev_tx_pending = false;
         uint64_t prev_rd_addr = 0, prev_wr_addr = 0, prev_wr_data = 0, prev_tx_data = 0;
         unsigned prev_rd_len = 0, prev_wr_len = 0, prev_tx_keep = 0;
+        // idle promise: the previous cycle had idle high and nothing presented
+        bool idle_quiet_prev = false;
+        bool irq_prev = false;
     };
 
     bool stall();
     void drive(int n);
+    void check_idle(int n);   // after drive(): the idle promise, then this cycle's idle and inputs
     void sample(int n);
+    uint64_t skippable(uint64_t limit, bool &frames) const;   // cycles run() may skip now (0: none)
+    void skip(uint64_t cycles, bool frames);
     void violation(int n, const char *what);
     void dump();   // waveform sample (bench built with RTL_CORE_VCD=ON)
 
@@ -134,6 +166,7 @@ private:
     struct Waves;
     std::unique_ptr<Waves> waves_;   // null unless waveforms were asked for
     uint64_t cycle_ = 0;
+    unsigned idle_streak_ = 0;   // consecutive cycles with both NICs idle
     std::mt19937 rng_;
     bool debug_;   // RTL_CORE_DEBUG set: print every frame and trace event
 };

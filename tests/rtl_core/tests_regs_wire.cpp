@@ -26,8 +26,11 @@ BENCH_TEST(regs) {
     CHECK_EQ(f.bar_read(1, RNIC_REG_MAC_HI), 0x0200);
     CHECK_EQ(f.bar_read(1, RNIC_REG_IPV4), 0x0A000002u);
 
-    // The cycle counter runs one per clock; CYCLE_HI is what the CYCLE_LO read latched.
+    // CYCLE_LO is time_now (the bench's cycle counter) in the cycle of the
+    // read request; CYCLE_HI is what that read latched.
+    uint64_t t0 = f.now();
     uint32_t c0 = f.bar_read(0, RNIC_REG_CYCLE_LO);
+    CHECK_EQ(c0, static_cast<uint32_t>(t0));
     f.run(100);
     uint32_t c1 = f.bar_read(0, RNIC_REG_CYCLE_LO);
     CHECK_EQ(c1 - c0, 102);   // 100 idle cycles and the two of the second read

@@ -229,14 +229,15 @@ module rnic_top #(
   assign idle = rst_n && regs_idle && pt_idle && eng_idle && tx_idle && rx_idle;
 
 `ifndef SYNTHESIS
-  // Every output, to check that an idle NIC with quiet inputs holds them.
-  localparam int unsigned OUTW = 1 + 32 + 1 + 64 + 13 + 8 + 1 + 1 + 64 + 13 + 8 + 64 + 1 + 1 + 64 + 8 + 1 + 1 +
-                                 1 + 1 + 8 + 16 + 64 + 1;
+  // The outputs that start something (valids, readies, the interrupt,
+  // idle itself), to check that an idle NIC with quiet inputs holds them.
+  // Data and address buses mean nothing without their valid; the rtl_core
+  // bench holds every output bit to the promise, this check runs in every
+  // simulation and must stay cheap (a wide copy a cycle costs percents).
+  localparam int unsigned OUTW = 9;
   logic [OUTW-1:0] outs, sva_outs;
-  assign outs = {bar_rsp_valid, bar_rsp_rdata, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len,
-                 dma_rd_req_tag, dma_rd_rsp_ready, dma_wr_valid, dma_wr_addr, dma_wr_len, dma_wr_tag,
-                 dma_wr_data, dma_wr_last, tx_tvalid, tx_tdata, tx_tkeep, tx_tlast, rx_tready, irq,
-                 trace_valid, trace_event, trace_qpn, trace_arg, idle};
+  assign outs = {bar_rsp_valid, dma_rd_req_valid, dma_rd_rsp_ready, dma_wr_valid, tx_tvalid, rx_tready, irq,
+                 trace_valid, idle};
   logic quiet, sva_idle_quiet;
   assign quiet = !bar_req_valid && !rx_tvalid && !dma_rd_rsp_valid && !dma_wr_cpl_valid;
 

@@ -6,10 +6,21 @@
  * built by the first rnic_sim_open() from the environment (see below) and
  * lives until the process exits.
  *
- * Lockstep and deterministic: simulated time advances only inside
- *   - rnic_sim_advance() / rnic_sim_wait_irq(), and
- *   - BAR accesses, each of which is one bus cycle of the whole fabric,
- * so the same sequence of calls gives the same cycle counts, bit for bit.
+ * Time (docs/platform.md, "Time"): in lockstep, simulated time advances
+ * only inside calls (rnic_sim_advance, rnic_sim_wait_irq*, rnic_sim_cpu_delay
+ * and BAR accesses, each one fabric cycle), so the same sequence of calls
+ * gives the same cycle counts, bit for bit. Free-running, a simulation
+ * thread clocks the NICs beside the application. When every NIC is idle,
+ * idle time is jumped instead of clocked (RNIC_SIM_SKIP=0 clocks it);
+ * free-running, an idle NIC's clock keeps real time (4 ns a cycle).
+ *
+ * NICs and processes: each process simulates the NICs it opens. NIC 2k and
+ * 2k+1 are a pair joined by a link; when only one of them is open here, its
+ * link reaches the other over UDP (one Ethernet frame per datagram, as
+ * QEMU's -netdev dgram carries them), by default 127.0.0.1 port
+ * RNIC_LINK_PORT_BASE + index, so the two NICs opened in two processes find
+ * each other. In lockstep (RNIC_SIM_MODE=lockstep) every NIC lives in this
+ * process, as one fabric.
  *
  * DMA: IOVA = process virtual address. The NIC's DMA is served from this
  * process's own memory, but only inside ranges mapped with
@@ -25,6 +36,11 @@
  * (rnic_sim_dma_map_coherent: rings and CQs) never have a second copy.
  *
  * Environment (read at the first open):
+ *   RNIC_SIM_MODE      auto (default), lockstep or freerun
+ *   RNIC_SIM_SKIP      1 (default): jump idle time; 0: clock every cycle
+ *   RNIC_LINK_PORT_BASE  UDP port of rnic0's link socket (default 24790)
+ *   RNIC<i>_LINK_LOCAL, RNIC<i>_LINK_PEER   host:port of NIC i's link socket
+ *                      and of its peer's (defaults from RNIC_LINK_PORT_BASE)
  *   RNIC_SIM_NICS      number of RNICs in the fabric (default 2)
  *   RNIC_HOST_COHERENCY  "coherent" (default) or "noncoherent": every NIC's
  *                      host mode until rnic_sim_set_coherency changes it
@@ -46,8 +62,29 @@ extern "C" {
 
 typedef struct rnic_sim_dev rnic_sim_dev;
 
-/* Open NIC `name` ("rnic0", ...). Returns 0, or -1 for an unknown name. */
+/* Open NIC `name` ("rnic0", ...). Returns 0, or -1 for an unknown name,
+ * -2 when its link socket cannot be opened (a port in use: the reason is
+ * on stderr). */
 int rnic_sim_open(const char *name, rnic_sim_dev **out);
+
+enum {
+    RNIC_SIM_MODE_AUTO = 0,       /* lockstep until the program needs free-running */
+    RNIC_SIM_MODE_LOCKSTEP = 1,
+    RNIC_SIM_MODE_FREERUN = 2,
+};
+struct rnic_sim_open_options {
+    int mode;                     /* RNIC_SIM_MODE_*; AUTO: what RNIC_SIM_MODE says */
+    const char *link_local;       /* "host:port" this NIC's link socket binds; NULL: default */
+    const char *link_peer;        /* "host:port" of the peer NIC's link socket; NULL: default */
+};
+/* rnic_sim_open with options (NULL: none). -3 for a bad endpoint or a
+ * mode that contradicts the one in force (one mode per process). */
+int rnic_sim_open_with(const char *name, const struct rnic_sim_open_options *opt, rnic_sim_dev **out);
+/* RNIC_SIM_MODE_LOCKSTEP or _FREERUN: how time moves now. */
+int rnic_sim_mode(void);
+/* The program needs time to run alone (it has several threads): an auto
+ * process goes free-running now. 0, or -1 in a process forced to lockstep. */
+int rnic_sim_go_freerun(void);
 void rnic_sim_close(rnic_sim_dev *dev);
 /* Index of the NIC in the fabric (0 for rnic0). */
 unsigned rnic_sim_index(const rnic_sim_dev *dev);
@@ -133,13 +170,42 @@ struct rnic_sim_cache_report {
 /* Takes the oldest report: 1, or 0 when there is none (-1: NULL argument). */
 int rnic_sim_pop_cache_report(rnic_sim_dev *dev, struct rnic_sim_cache_report *out);
 
-/* Advance the whole fabric by `cycles` clock cycles. */
+/* Advance the whole fabric by `cycles` clock cycles (free-running: wait
+ * until they have passed). */
 void rnic_sim_advance(uint64_t cycles);
 /* Advance until dev's interrupt line is high or max_cycles have passed.
  * Returns the cycles advanced (0 if the line was already high). */
 uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles);
-/* Fabric cycles since the fabric was built. */
+/* The same for a set of NICs (bit i: NIC i): until one of them interrupts. */
+uint64_t rnic_sim_wait_irq_mask(uint32_t nic_mask, uint64_t max_cycles);
+/* The CPU spent `cycles` looking at host memory (an empty completion poll):
+ * lockstep runs the fabric that long; free-running does nothing. */
+void rnic_sim_cpu_delay(uint64_t cycles);
+/* Fabric cycles since the fabric was built (free-running: idle time up to
+ * now included). Needs no lock. */
 uint64_t rnic_sim_cycle(void);
+/* Of those, the cycles jumped over idle instead of clocked. */
+uint64_t rnic_sim_skipped_cycles(void);
+/* An eventfd that becomes readable when an interrupt line of a NIC of this
+ * process rises, free-running (read it to clear it). */
+int rnic_sim_event_fd(void);
+/* 1 when nothing can happen without software: every NIC idle, no frame on
+ * any link, no link out of the process. */
+int rnic_sim_quiescent(void);
+
+/* The link socket of a NIC whose peer is in another process. */
+struct rnic_sim_link_stats {
+    int remote;                   /* 1: the link leaves the process (the rest is 0 otherwise) */
+    uint64_t sent;                /* frames sent as datagrams */
+    uint64_t send_errors;
+    uint64_t received;            /* datagrams read */
+    uint64_t delivered;           /* of which frames handed to the NIC */
+    uint64_t runts;               /* dropped: shorter than an Ethernet header */
+    uint64_t oversize;            /* dropped: longer than a frame can be */
+    uint64_t strangers;           /* dropped: not from the peer's socket */
+    uint64_t kernel_drops;        /* dropped by the kernel (receive buffer full) */
+};
+int rnic_sim_get_link_stats(const rnic_sim_dev *dev, struct rnic_sim_link_stats *out);
 
 /* Frames that crossed the link from NIC `from`, since open (for tests). */
 uint64_t rnic_sim_link_frames(unsigned from);

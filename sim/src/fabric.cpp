@@ -27,11 +27,13 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         bridges_.push_back(std::make_unique<HostBridge>((n + "_host").c_str()));
         bridges_[i]->socket.bind(devs_[i]->bar);
     }
+    udp_.resize(nics);
+    active_.assign(nics, false);
     // NIC 2k and 2k+1 face each other; an odd last NIC is looped to itself.
-    for (unsigned i = 0; i < nics; ++i) {
-        const unsigned peer = (i ^ 1u) < nics ? (i ^ 1u) : i;
-        devs_[i]->connect(&links_[i], &links_[peer]);
-    }
+    // The wiring is fixed; whether a peer's frames come from its model here
+    // or from a socket is decided when NICs join.
+    for (unsigned i = 0; i < nics; ++i)
+        devs_[i]->connect(&links_[i], &links_[peer_of(i)]);
     if (!trace_path.empty())
         open_trace(trace_path);
     log_events_ = std::getenv("RNIC_SIM_LOG") != nullptr;
@@ -86,15 +88,44 @@ void Fabric::open_pcap(const std::string &path) {
     std::fwrite(hdr, sizeof(hdr), 1, pcap_);
 }
 
-// Elaborates, lets the clock thread reach its first wait, and resets every NIC.
-void Fabric::start() {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    for (auto &d : devs_)
-        d->set_reset(true);
-    run(kResetCycles, nullptr);
-    for (auto &d : devs_)
-        d->set_reset(false);
-    run(2, nullptr);
+// Elaborates and lets the clock thread reach its first wait.
+void Fabric::start() { sc_core::sc_start(sc_core::SC_ZERO_TIME); }
+
+void Fabric::join(unsigned i) {
+    active_[i] = true;
+    devs_[i]->reset_until(cycle_ + kResetCycles);
+    clocked_.clear();
+    for (unsigned k = 0; k < size(); ++k)
+        if (active_[k])
+            clocked_.push_back(devs_[k].get());
+}
+
+void Fabric::activate_all_local() {
+    for (unsigned i = 0; i < size(); ++i)
+        join(i);
+}
+
+bool Fabric::activate(unsigned i, const sockaddr_in &local, const sockaddr_in &peer, std::string *error) {
+    if (i >= size())
+        return false;
+    if (active_[i])
+        return true;
+    const unsigned p = peer_of(i);
+    if (p != i && !active_[p]) {
+        std::unique_ptr<UdpPort> port = UdpPort::open(local, peer, error);
+        if (!port)
+            return false;
+        udp_[i] = std::move(port);
+        ++ports_;
+    } else if (p != i && udp_[p]) {
+        // The pair is whole in this process now: whatever came from outside
+        // for the peer's model is not this fabric's any more.
+        udp_[p].reset();
+        --ports_;
+        links_[i] = Link(latency_);
+    }
+    join(i);
+    return true;
 }
 
 void Fabric::event(const rnic_sim_event &ev) {
@@ -107,71 +138,167 @@ void Fabric::event(const rnic_sim_event &ev) {
 
 uint64_t Fabric::frames_from(unsigned nic) const { return nic < links_.size() ? links_[nic].frames_arrived() : 0; }
 
+void Fabric::capture(const std::vector<uint8_t> &bytes, uint64_t cycle) {
+    if (!pcap_)
+        return;
+    const uint64_t ns = cycle * kPeriodNs;
+    const uint32_t rec[4] = {static_cast<uint32_t>(ns / 1000000000u), static_cast<uint32_t>(ns % 1000000000u),
+                             static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(bytes.size())};
+    std::fwrite(rec, sizeof(rec), 1, pcap_);
+    std::fwrite(bytes.data(), 1, bytes.size(), pcap_);
+}
+
 void Fabric::send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle) {
     if (hook_ && hook_(from, bytes.data(), bytes.size(), hook_arg_) != 0)
         return;
-    if (pcap_) {
-        const uint64_t ns = cycle * kPeriodNs;
-        const uint32_t rec[4] = {static_cast<uint32_t>(ns / 1000000000u), static_cast<uint32_t>(ns % 1000000000u),
-                                 static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(bytes.size())};
-        std::fwrite(rec, sizeof(rec), 1, pcap_);
-        std::fwrite(bytes.data(), 1, bytes.size(), pcap_);
+    capture(bytes, cycle);
+    if (udp_[from]) {
+        udp_[from]->send(bytes.data(), bytes.size());
+        outside_traffic_ = true;
+        return;
     }
     links_[from].send(std::move(bytes), cycle);
+}
+
+// A frame from another process is on the wire from now: it reaches the NIC
+// `latency` cycles later, as a frame of this fabric would.
+bool Fabric::poll_ports() {
+    bool got = false;
+    for (unsigned i = 0; i < size(); ++i) {
+        if (!udp_[i])
+            continue;
+        const unsigned p = peer_of(i);
+        udp_[i]->receive([&](std::vector<uint8_t> &&frame) {
+            capture(frame, cycle_);
+            links_[p].send(std::move(frame), cycle_);
+            got = true;
+        });
+    }
+    if (got)
+        outside_traffic_ = true;
+    return got;
+}
+
+void Fabric::port_fds(std::vector<int> &out) const {
+    for (const auto &u : udp_)
+        if (u)
+            out.push_back(u->fd());
+}
+
+bool Fabric::irq_any(uint32_t mask) const {
+    for (unsigned i = 0; i < size(); ++i)
+        if ((mask >> i & 1u) && active_[i] && devs_[i]->irq())
+            return true;
+    return false;
+}
+
+bool Fabric::idle() const {
+    for (const RnicDevice *d : clocked_)
+        if (d->idle_cycles() < kIdleSettleCycles)
+            return false;
+    for (const Link &l : links_)
+        if (l.held_bytes() != 0)
+            return false;
+    return true;
 }
 
 // One cycle of the whole fabric. Every NIC's inputs are settled before any
 // NIC is clocked, so no NIC sees another's future.
 void Fabric::step() {
+    if (ports_ && cycle_ % kPortPollCycles == 0)
+        poll_ports();
     for (auto &l : links_)
         l.tick(cycle_);
-    for (auto &d : devs_)
+    for (RnicDevice *d : clocked_)
         d->drive(cycle_);
     if (trace_)
         trace_->dump(cycle_ * kPeriodNs);
-    for (auto &d : devs_)
+    for (RnicDevice *d : clocked_) {
         d->edge(cycle_);
+        if (d->irq_rose())
+            irq_rises_ |= 1u << d->index();
+    }
     if (trace_)
         trace_->dump(cycle_ * kPeriodNs + kPeriodNs / 2);
     ++cycle_;
 }
 
-void Fabric::clock_thread() {
+RunResult Fabric::clock(const RunRequest &req) {
+    RunResult res;
     tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    if (skip_now_) {
+        cycle_ += skip_now_;
+        qk.inc(period_ * static_cast<double>(skip_now_));
+        res.cycles = res.skipped = skip_now_;
+        skipped_ += skip_now_;
+        skip_now_ = 0;
+    }
+    const uint32_t rises_before = irq_rises_;
+    while (res.cycles < req.max_cycles) {
+        step();
+        ++res.cycles;
+        qk.inc(period_);
+        if (req.irq_mask && irq_any(req.irq_mask)) {
+            res.irq = true;
+            break;
+        }
+        if (req.stop_on_irq_rise && irq_rises_ != rises_before) {
+            res.irq = true;
+            break;
+        }
+        if (req.yield && req.yield->load(std::memory_order_relaxed) != 0) {
+            res.yielded = true;
+            break;
+        }
+        if ((req.skip_idle || req.stop_when_idle) && idle()) {
+            res.idle = true;
+            if (req.skip_idle && res.cycles < req.max_cycles) {
+                const uint64_t n = req.max_cycles - res.cycles;
+                cycle_ += n;
+                qk.inc(period_ * static_cast<double>(n));
+                res.cycles += n;
+                res.skipped += n;
+                skipped_ += n;
+            }
+            break;
+        }
+        if (qk.need_sync())
+            qk.sync();
+    }
+    qk.sync();   // SystemC time catches up: sc_time_stamp() is cycle() periods
+    return res;
+}
+
+void Fabric::clock_thread() {
     for (;;) {
         sc_core::wait(go_);
-        qk.reset();
-        uint64_t ran = 0;
-        while (ran < budget_) {
-            step();
-            ++ran;
-            qk.inc(period_);
-            if (stop_dev_ && stop_dev_->irq())
-                break;
-            if (qk.need_sync())
-                qk.sync();
-        }
-        ran_ = ran;
-        qk.sync();   // SystemC time catches up: sc_time_stamp() is cycle() periods
+        res_ = clock(req_);
     }
 }
 
-uint64_t Fabric::run(uint64_t cycles, RnicDevice *stop_on_irq) {
+RunResult Fabric::run(const RunRequest &req) {
     if (running_) {
         static bool warned = false;
         if (!warned)
             std::fprintf(stderr, "rnic_sim: a hook called back into the simulation: refused\n");
         warned = true;
-        return 0;
+        return {};
     }
-    if (cycles == 0 || (stop_on_irq && stop_on_irq->irq()))
-        return 0;
+    if ((req.max_cycles == 0 && skip_now_ == 0) || (req.irq_mask && irq_any(req.irq_mask)))
+        return {};
     running_ = true;
-    budget_ = cycles;
-    stop_dev_ = stop_on_irq;
-    ran_ = 0;
+    req_ = req;
+    res_ = RunResult{};
     go_.notify(sc_core::SC_ZERO_TIME);
     sc_core::sc_start();
     running_ = false;
-    return ran_;
+    return res_;
+}
+
+void Fabric::skip(uint64_t cycles) {
+    if (cycles == 0 || !idle())
+        return;
+    skip_now_ = cycles;
+    run(RunRequest{});
 }

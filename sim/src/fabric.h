@@ -1,10 +1,17 @@
-// The simulated fabric: every RNIC of the process, its host memory (IOMMU),
-// and the links between them, clocked in lockstep by one SystemC thread.
-// Simulated time advances only inside run(): the thread clocks every model
-// in a plain loop and yields to the SystemC kernel only once per quantum
-// (kQuantumCycles, tlm_quantumkeeper-style temporal decoupling) and when the
-// requested cycles are done, so the kernel costs a context switch per
+// The simulated fabric: the RNICs of this process, their host memories
+// (IOMMU), and the links between them, clocked together by one SystemC
+// thread. Simulated time advances only inside run(): the thread clocks every
+// active model in a plain loop and yields to the SystemC kernel only once per
+// quantum (kQuantumCycles, tlm_quantumkeeper-style temporal decoupling) and
+// when the request is done, so the kernel costs a context switch per
 // quantum, not one per cycle.
+//
+// Who calls run(), and when, is the Runtime's business (runtime.h): the
+// application's thread in lockstep, the simulation thread when free-running.
+// The fabric itself is not thread safe; the Runtime's lock guards it.
+//
+// A NIC whose link peer is not simulated here reaches it over UDP
+// (UdpPort: one Ethernet frame per datagram).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +27,7 @@
 #include "link.h"
 #include "rnic_device.h"
 #include "rnic_sim.h"
+#include "udp_port.h"
 
 class VerilatedContext;
 class VerilatedFstC;
@@ -32,25 +40,90 @@ public:
     explicit HostBridge(sc_core::sc_module_name name) : sc_module(name), socket("socket") {}
 };
 
+// What one call of Fabric::run() may do, and when it stops.
+struct RunRequest {
+    uint64_t max_cycles = 0;
+    // Stop after a cycle that leaves the interrupt line of one of these NICs
+    // (bit i: NIC i) high; with a line already high, run nothing.
+    uint32_t irq_mask = 0;
+    // Stop after a cycle in which any NIC's interrupt line rose.
+    bool stop_on_irq_rise = false;
+    // When the whole fabric is idle (idle()), jump the rest of max_cycles in
+    // one step instead of clocking them: exact, as nothing can happen.
+    bool skip_idle = false;
+    // When the whole fabric is idle, return (the caller sleeps until
+    // something can happen instead).
+    bool stop_when_idle = false;
+    // Stop as soon as this is non-zero (another thread wants the fabric).
+    const std::atomic<int> *yield = nullptr;
+};
+
+struct RunResult {
+    uint64_t cycles = 0;     // cycles the fabric moved, skipped ones included
+    uint64_t skipped = 0;    // of which jumped without clocking
+    bool irq = false;        // stopped for an interrupt line
+    bool idle = false;       // stopped (or skipped) because the fabric was idle
+    bool yielded = false;    // stopped because another thread asked
+};
+
 class Fabric : public sc_core::sc_module {
 public:
     // 250 MHz: what the trace and pcap timestamps show.
     static constexpr unsigned kPeriodNs = 4;
     // Cycles the clock thread runs between two yields to the SystemC kernel.
     static constexpr uint64_t kQuantumCycles = 4096;
-    // Cycles rst_n is held low when the fabric is built.
+    // Cycles rst_n is held low when a NIC joins the fabric.
     static constexpr uint64_t kResetCycles = 4;
+    // Cycles every NIC must have been idle before the fabric counts as idle.
+    static constexpr uint64_t kIdleSettleCycles = 4;
+    // Link sockets are read every this many cycles while the fabric runs.
+    static constexpr uint64_t kPortPollCycles = 64;
 
     SC_HAS_PROCESS(Fabric);
     Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latency, const std::string &trace_path);
     ~Fabric() override;
 
-    // Runs up to `cycles` cycles; stops early after a cycle that leaves
-    // `stop_on_irq`'s interrupt line high. Returns the cycles run (0 when
-    // called from inside a hook, which must not re-enter the simulation).
-    uint64_t run(uint64_t cycles, RnicDevice *stop_on_irq);
-    // Elaborates and resets every NIC; called once, right after construction.
+    // Elaborates; called once, right after construction. No NIC is active yet.
     void start();
+    // Every NIC joins at once, each joined to its pair (2k <-> 2k+1) inside
+    // this process, and is reset: the lockstep fabric of one process.
+    void activate_all_local();
+    // NIC i joins. Its link is local when its peer is active here (the peer's
+    // socket, if it had one, is closed: the pair is now in this process);
+    // otherwise it reaches the peer through a UDP socket bound to `local`
+    // and sending to `peer`. Returns false (and why) when the socket cannot
+    // be opened. The NIC is held in reset for the next kResetCycles cycles.
+    bool activate(unsigned i, const sockaddr_in &local, const sockaddr_in &peer, std::string *error);
+    bool active(unsigned i) const { return i < active_.size() && active_[i]; }
+    unsigned peer_of(unsigned i) const { return (i ^ 1u) < size() ? (i ^ 1u) : i; }
+
+    RunResult run(const RunRequest &req);
+    // Jumps `cycles` ahead without clocking; only while idle() (checked).
+    void skip(uint64_t cycles);
+    // Nothing can change until software or another process acts: every
+    // active NIC idle for kIdleSettleCycles, nothing on any link.
+    bool idle() const;
+    // Some NIC's link leaves this process.
+    bool has_ports() const { return ports_ > 0; }
+    // Reads every link socket now; true if a frame arrived.
+    bool poll_ports();
+    // Link sockets (for poll() while the fabric sleeps).
+    void port_fds(std::vector<int> &out) const;
+    // A frame left for, or came from, another process since the last call.
+    bool take_outside_traffic() {
+        const bool t = outside_traffic_;
+        outside_traffic_ = false;
+        return t;
+    }
+    // NICs whose interrupt line rose since the last call (bit i: NIC i).
+    uint32_t take_irq_rises() {
+        const uint32_t m = irq_rises_;
+        irq_rises_ = 0;
+        return m;
+    }
+    bool irq_any(uint32_t mask) const;
+    const UdpPort *port(unsigned i) const { return i < udp_.size() ? udp_[i].get() : nullptr; }
+
     void close_trace();
     void open_pcap(const std::string &path);
 
@@ -59,6 +132,8 @@ public:
     HostMemory &memory(unsigned i) { return *mems_[i]; }
     HostBridge &bridge(unsigned i) { return *bridges_[i]; }
     uint64_t cycle() const { return cycle_; }
+    // Cycles jumped instead of clocked (idle time skipped), since the build.
+    uint64_t skipped() const { return skipped_; }
     // Inside run(): hooks are running and must not re-enter.
     bool running() const { return running_; }
     uint64_t link_latency() const { return latency_; }
@@ -73,23 +148,34 @@ public:
 
 private:
     void clock_thread();
+    RunResult clock(const RunRequest &req);
     void step();
     void open_trace(const std::string &path);
+    void capture(const std::vector<uint8_t> &bytes, uint64_t cycle);
+    void join(unsigned i);
 
     std::unique_ptr<VerilatedContext> ctx_;
     std::vector<std::unique_ptr<HostMemory>> mems_;
     std::vector<std::unique_ptr<RnicDevice>> devs_;
     std::vector<std::unique_ptr<HostBridge>> bridges_;
-    std::vector<Link> links_;          // links_[i] carries frames sent by NIC i
+    std::vector<Link> links_;          // links_[i] carries frames sent by NIC i (from another process too)
+    std::vector<std::unique_ptr<UdpPort>> udp_;   // udp_[i]: NIC i's link leaves the process
+    std::vector<bool> active_;
+    std::vector<RnicDevice *> clocked_;   // the active NICs, in index order
+    unsigned ports_ = 0;
     std::unique_ptr<VerilatedFstC> trace_;
     std::FILE *pcap_ = nullptr;     // every frame on every link, when RNIC_PCAP names a file
     uint64_t latency_;
     uint64_t cycle_ = 0;
+    uint64_t skipped_ = 0;
     sc_core::sc_time period_;
     sc_core::sc_event go_;
-    uint64_t budget_ = 0, ran_ = 0;
+    RunRequest req_;
+    RunResult res_;
+    uint64_t skip_now_ = 0;         // a skip() in progress (the clock thread does it)
     bool running_ = false;
-    RnicDevice *stop_dev_ = nullptr;
+    bool outside_traffic_ = false;
+    uint32_t irq_rises_ = 0;
     rnic_sim_link_hook hook_ = nullptr;
     void *hook_arg_ = nullptr;
     bool log_events_ = false;

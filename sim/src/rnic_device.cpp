@@ -27,7 +27,6 @@ RnicDevice::~RnicDevice() { model_->final(); }
 
 bool RnicDevice::irq() const { return model_->irq; }
 
-void RnicDevice::set_reset(bool asserted) { model_->rst_n = asserted ? 0 : 1; }
 
 // A BAR access is one bus cycle of the whole fabric, whatever its outcome:
 // the request is presented for one cycle and a read returns what the
@@ -40,7 +39,6 @@ void RnicDevice::bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time
     const bool valid = trans.get_data_length() == 4 && trans.get_byte_enable_ptr() == nullptr &&
                        trans.get_command() != tlm::TLM_IGNORE_COMMAND && addr < kBarBytes;
     if (fabric_.running()) {   // called from inside a hook: refused, the access in progress untouched
-        fabric_.run(1, nullptr);   // (only warns)
         trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
         return;
     }
@@ -50,7 +48,7 @@ void RnicDevice::bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time
     if (valid && bar_write_)
         std::memcpy(&bar_wdata_, trans.get_data_ptr(), 4);
     bar_pending_ = valid;
-    fabric_.run(1, nullptr);
+    fabric_.run(RunRequest{1});
     if (!valid) {
         trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
@@ -81,6 +79,9 @@ bool RnicDevice::dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t l
 void RnicDevice::drive(uint64_t cycle) {
     auto &m = *model_;
     m.clk = 0;
+    m.rst_n = cycle < reset_until_ ? 0 : 1;
+    // The NIC's time base: CYCLE reads it, so idle cycles the fabric skips
+    // without clocking still count.
     m.time_now = cycle;
 
     m.bar_req_valid = bar_pending_;
@@ -211,8 +212,10 @@ void RnicDevice::take_tx_beat(uint64_t cycle) {
 
 void RnicDevice::edge(uint64_t cycle) {
     auto &m = *model_;
+    const bool irq_before = m.irq;
     m.clk = 1;
     m.eval();
+    irq_rose_ = m.irq && !irq_before;
     if (m.trace_valid)
         fabric_.event(rnic_sim_event{cycle, index_, m.trace_event, m.trace_qpn, m.trace_arg});
 
@@ -235,4 +238,8 @@ void RnicDevice::edge(uint64_t cycle) {
         write_cpls_.pop_front();
     if (fire_rx_)
         rx_link_->consume(rx_bytes_);
+
+    const bool platform_quiet = !bar_pending_ && reads_.empty() && write_buf_.empty() && write_cpls_.empty() &&
+                                tx_frame_.empty() && cycle >= reset_until_;
+    idle_cycles_ = (m.idle && platform_quiet) ? idle_cycles_ + 1 : 0;
 }

@@ -31,8 +31,18 @@ public:
     unsigned index() const { return index_; }
     Vrnic_top &model() { return *model_; }
     bool irq() const;
-    void set_reset(bool asserted);
+    // rst_n is held low in every cycle before `cycle` (a NIC is reset when it
+    // joins the fabric, in the cycles the fabric runs next).
+    void reset_until(uint64_t cycle) { reset_until_ = cycle; idle_cycles_ = 0; }
     void connect(Link *tx, Link *rx) { tx_link_ = tx; rx_link_ = rx; }
+
+    // Consecutive cycles, up to the last one clocked, in which the RTL said
+    // it was idle and nothing of this NIC waited in the platform (a BAR
+    // access, DMA data or completions, a frame half sent). Skipping idle time
+    // needs a few: registers that follow their inputs settle in that time.
+    uint64_t idle_cycles() const { return idle_cycles_; }
+    // The interrupt line rose in the last cycle clocked.
+    bool irq_rose() const { return irq_rose_; }
 
     void drive(uint64_t cycle);
     void edge(uint64_t cycle);
@@ -88,6 +98,10 @@ private:
     std::deque<WriteCompletion> write_cpls_;
     std::vector<uint8_t> tx_frame_;
     bool tx_overlong_ = false;
+
+    uint64_t reset_until_ = 0;
+    uint64_t idle_cycles_ = 0;
+    bool irq_rose_ = false;
 
     // Handshakes recorded by drive(), completed by edge().
     bool fire_rd_rsp_ = false, fire_rx_ = false, fire_cpl_ = false;

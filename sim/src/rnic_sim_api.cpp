@@ -1,90 +1,27 @@
-// The C ABI of rnic_sim.h over the SystemC fabric. One fabric per process,
-// built by the first open from the environment.
-#include <algorithm>
+// The C ABI of rnic_sim.h over the Runtime (runtime.h): every call that
+// touches the fabric holds a Runtime::Access, so threads take turns with
+// each other and with the simulation thread.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include <systemc>
 #include <tlm>
 
-#include "fabric.h"
+#include "runtime.h"
 #include "rnic_sim.h"
 
 struct rnic_sim_dev {
     RnicDevice *dev;
     HostMemory *mem;
     HostBridge *host;
+    unsigned index;
 };
 
 namespace {
 
-std::unique_ptr<Fabric> g_fabric;
-Fabric *g_fabric_at_exit;   // keeps the fabric reachable after exit begins
-std::vector<rnic_sim_dev> g_handles;
-
-// At exit the trace is flushed and the fabric is left alone: SystemC's and
-// Verilator's own statics may already be gone when a static destructor of
-// ours would run, so nothing is torn down in that phase.
-void fabric_at_exit() {
-    if (g_fabric) {
-        g_fabric->close_trace();
-        g_fabric_at_exit = g_fabric.release();
-    }
-}
-
-uint64_t env_u64(const char *name, uint64_t dflt) {
-    const char *v = std::getenv(name);
-    if (!v || !*v)
-        return dflt;
-    char *end = nullptr;
-    const unsigned long long x = std::strtoull(v, &end, 0);
-    return (end && *end == '\0') ? x : dflt;
-}
-
-std::string trace_path() {
-    const char *v = std::getenv("RNIC_TRACE");
-    if (!v || !*v)
-        return {};
-    std::string p(v);
-    if (p[0] == '/')
-        return p;
-    // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
-    const char *dir = std::getenv("RNIC_WAVE_DIR");
-    return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
-}
-
-// RNIC_HOST_COHERENCY: a bad value is named on stderr and the host stays
-// coherent, as with no value at all.
-int host_coherency() {
-    const char *v = std::getenv("RNIC_HOST_COHERENCY");
-    if (!v || !*v || std::strcmp(v, "coherent") == 0)
-        return RNIC_SIM_COHERENT;
-    if (std::strcmp(v, "noncoherent") == 0)
-        return RNIC_SIM_NONCOHERENT;
-    std::fprintf(stderr, "rnic_sim: RNIC_HOST_COHERENCY=%s is neither coherent nor noncoherent: coherent\n", v);
-    return RNIC_SIM_COHERENT;
-}
-
-Fabric &fabric() {
-    if (!g_fabric) {
-        const unsigned nics = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(16, env_u64("RNIC_SIM_NICS", 2))));
-        g_fabric = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
-        g_handles.resize(nics);
-        const int coherency = host_coherency();
-        for (unsigned i = 0; i < nics; ++i) {
-            g_handles[i] = rnic_sim_dev{&g_fabric->dev(i), &g_fabric->memory(i), &g_fabric->bridge(i)};
-            g_fabric->memory(i).set_default_coherency(coherency);
-        }
-        if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
-            g_fabric->open_pcap(pcap);
-        g_fabric->start();
-        std::atexit(fabric_at_exit);
-    }
-    return *g_fabric;
-}
+rnic_sim_dev g_handles[16];
 
 uint32_t bar_access(rnic_sim_dev *d, bool write, uint32_t off, uint32_t value) {
     tlm::tlm_generic_payload trans;
@@ -101,6 +38,23 @@ uint32_t bar_access(rnic_sim_dev *d, bool write, uint32_t off, uint32_t value) {
     return data;
 }
 
+// "rnic<N>" in its canonical spelling only: "rnic1", not "rnic01" or "rnic+1".
+bool parse_name(const char *name, unsigned long *idx) {
+    if (!name || std::strncmp(name, "rnic", 4) != 0)
+        return false;
+    char *end = nullptr;
+    *idx = std::strtoul(name + 4, &end, 10);
+    return end != name + 4 && *end == '\0' && std::to_string(*idx) == name + 4;
+}
+
+Runtime::Choice choice_of(int mode) {
+    switch (mode) {
+    case RNIC_SIM_MODE_LOCKSTEP: return Runtime::Choice::lockstep;
+    case RNIC_SIM_MODE_FREERUN: return Runtime::Choice::freerun;
+    default: return Runtime::Choice::automatic;
+    }
+}
+
 }  // namespace
 
 // libsystemc's own main() calls sc_main; programs that link this library
@@ -109,73 +63,153 @@ int sc_main(int, char **) { return 0; }
 
 extern "C" {
 
-int rnic_sim_open(const char *name, rnic_sim_dev **out) {
-    if (!name || !out || std::strncmp(name, "rnic", 4) != 0)
+int rnic_sim_open_with(const char *name, const struct rnic_sim_open_options *opt, rnic_sim_dev **out) {
+    unsigned long idx;
+    if (!out || !parse_name(name, &idx) || idx >= 16)
         return -1;
-    char *end = nullptr;
-    const unsigned long idx = std::strtoul(name + 4, &end, 10);
-    // Only the canonical spelling: "rnic1", not "rnic01" or "rnic+1".
-    if (end == name + 4 || *end != '\0' || std::to_string(idx) != name + 4)
-        return -1;
-    Fabric &f = fabric();
-    if (idx >= f.size())
-        return -1;
-    *out = &g_handles[idx];
+    if (opt && (opt->mode < RNIC_SIM_MODE_AUTO || opt->mode > RNIC_SIM_MODE_FREERUN))
+        return -3;
+    Runtime &rt = Runtime::get();
+    std::string error;
+    const int rc = rt.open(static_cast<unsigned>(idx), choice_of(opt ? opt->mode : RNIC_SIM_MODE_AUTO),
+                           opt && opt->link_local ? opt->link_local : "", opt && opt->link_peer ? opt->link_peer : "",
+                           &error);
+    if (rc != 0) {
+        if (!error.empty())
+            std::fprintf(stderr, "rnic_sim: %s: %s\n", name, error.c_str());
+        return rc;
+    }
+    Fabric &f = rt.fabric();
+    rnic_sim_dev &h = g_handles[idx];
+    h = rnic_sim_dev{&f.dev(static_cast<unsigned>(idx)), &f.memory(static_cast<unsigned>(idx)),
+                     &f.bridge(static_cast<unsigned>(idx)), static_cast<unsigned>(idx)};
+    *out = &h;
     return 0;
 }
+
+int rnic_sim_open(const char *name, rnic_sim_dev **out) { return rnic_sim_open_with(name, nullptr, out); }
 
 void rnic_sim_close(rnic_sim_dev *) {}
 
-unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev ? dev->dev->index() : 0; }
-unsigned rnic_sim_num_nics(void) { return fabric().size(); }
+int rnic_sim_mode(void) {
+    return Runtime::get().mode() == Runtime::Mode::freerun ? RNIC_SIM_MODE_FREERUN : RNIC_SIM_MODE_LOCKSTEP;
+}
+
+int rnic_sim_go_freerun(void) { return Runtime::get().request_freerun(); }
+
+unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev ? dev->index : 0; }
+unsigned rnic_sim_num_nics(void) {
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    return a.ok() && rt.built() ? rt.fabric().size() : 0;
+}
 
 uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset) {
-    return dev ? bar_access(dev, false, offset, 0) : 0xffffffffu;
+    if (!dev)
+        return 0xffffffffu;
+    Runtime::Access a(Runtime::get());
+    return a.ok() ? bar_access(dev, false, offset, 0) : 0xffffffffu;
 }
 void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value) {
-    if (dev)
+    if (!dev)
+        return;
+    Runtime::Access a(Runtime::get());
+    if (a.ok())
         bar_access(dev, true, offset, value);
 }
 
+// DMA mappings and syncs take the lock: the simulation thread may be in the
+// middle of a DMA access through the same IOMMU.
+#define WITH_ACCESS(fail, ...)                                                                                \
+    do {                                                                                                      \
+        if (!dev)                                                                                             \
+            return fail;                                                                                      \
+        Runtime::Access a(Runtime::get());                                                                    \
+        if (!a.ok())                                                                                          \
+            return fail;                                                                                      \
+        __VA_ARGS__;                                                                                          \
+    } while (0)
+
 int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len) {
-    return dev ? dev->mem->map(reinterpret_cast<uintptr_t>(va), len) : -1;
+    WITH_ACCESS(-1, return dev->mem->map(reinterpret_cast<uintptr_t>(va), len));
 }
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len) {
-    return dev ? dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len) : -1;
+    WITH_ACCESS(-1, return dev->mem->unmap(reinterpret_cast<uintptr_t>(va), len));
 }
-
-int rnic_sim_coherency(const rnic_sim_dev *dev) { return dev ? dev->mem->coherency() : RNIC_SIM_COHERENT; }
-int rnic_sim_set_coherency(rnic_sim_dev *dev, int mode) { return dev ? dev->mem->set_coherency(mode) : -1; }
+int rnic_sim_coherency(const rnic_sim_dev *dev) {
+    WITH_ACCESS(RNIC_SIM_COHERENT, return dev->mem->coherency());
+}
+int rnic_sim_set_coherency(rnic_sim_dev *dev, int mode) { WITH_ACCESS(-1, return dev->mem->set_coherency(mode)); }
 int rnic_sim_dma_map_coherent(rnic_sim_dev *dev, void *va, size_t len) {
-    return dev ? dev->mem->map(reinterpret_cast<uintptr_t>(va), len, HostMemory::Kind::coherent) : -1;
+    WITH_ACCESS(-1, return dev->mem->map(reinterpret_cast<uintptr_t>(va), len, HostMemory::Kind::coherent));
 }
 int rnic_sim_dma_sync(rnic_sim_dev *dev, const void *va, size_t len, int dir) {
-    return dev ? dev->mem->sync(reinterpret_cast<uintptr_t>(va), len, dir) : -1;
+    WITH_ACCESS(-1, return dev->mem->sync(reinterpret_cast<uintptr_t>(va), len, dir));
 }
 int rnic_sim_get_cache_stats(const rnic_sim_dev *dev, struct rnic_sim_cache_stats *out) {
-    if (!dev || !out)
+    if (!out)
         return -1;
-    *out = dev->mem->cache_stats();
-    return 0;
+    WITH_ACCESS(-1, *out = dev->mem->cache_stats(); return 0);
 }
 int rnic_sim_pop_cache_report(rnic_sim_dev *dev, struct rnic_sim_cache_report *out) {
-    if (!dev || !out)
+    if (!out)
         return -1;
-    return dev->mem->cache_report(out) ? 1 : 0;
+    WITH_ACCESS(-1, return dev->mem->cache_report(out) ? 1 : 0);
 }
-
-uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { return dev ? dev->mem->fault_count() : 0; }
+uint64_t rnic_sim_fault_count(const rnic_sim_dev *dev) { WITH_ACCESS(0, return dev->mem->fault_count()); }
 int rnic_sim_last_fault(const rnic_sim_dev *dev, struct rnic_sim_fault *out) {
-    return dev && out && dev->mem->last_fault(out) ? 0 : -1;
+    if (!out)
+        return -1;
+    WITH_ACCESS(-1, return dev->mem->last_fault(out) ? 0 : -1);
 }
 
-void rnic_sim_advance(uint64_t cycles) { fabric().run(cycles, nullptr); }
-uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) {
-    return dev ? fabric().run(max_cycles, dev->dev) : 0;
+int rnic_sim_get_link_stats(const rnic_sim_dev *dev, struct rnic_sim_link_stats *out) {
+    if (!out)
+        return -1;
+    WITH_ACCESS(-1, {
+        *out = rnic_sim_link_stats{};
+        if (const UdpPort *p = Runtime::get().fabric().port(dev->index)) {
+            const UdpPort::Stats s = p->stats();
+            *out = rnic_sim_link_stats{1,           s.sent,      s.send_errors, s.received,    s.delivered,
+                                       s.runts,     s.oversize,  s.strangers,   s.kernel_drops};
+        }
+        return 0;
+    });
 }
-uint64_t rnic_sim_cycle(void) { return fabric().cycle(); }
-uint64_t rnic_sim_link_frames(unsigned from) { return fabric().frames_from(from); }
-void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) { fabric().set_hook(hook, arg); }
-void rnic_sim_set_event_hook(rnic_sim_event_hook hook, void *arg) { fabric().set_event_hook(hook, arg); }
+
+void rnic_sim_advance(uint64_t cycles) { Runtime::get().advance(cycles); }
+uint64_t rnic_sim_wait_irq(rnic_sim_dev *dev, uint64_t max_cycles) {
+    return dev ? Runtime::get().wait_irq(1u << dev->index, max_cycles) : 0;
+}
+uint64_t rnic_sim_wait_irq_mask(uint32_t nic_mask, uint64_t max_cycles) {
+    return Runtime::get().wait_irq(nic_mask, max_cycles);
+}
+void rnic_sim_cpu_delay(uint64_t cycles) { Runtime::get().cpu_delay(cycles); }
+uint64_t rnic_sim_cycle(void) { return Runtime::get().now(); }
+uint64_t rnic_sim_skipped_cycles(void) {
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    return a.ok() && rt.built() ? rt.fabric().skipped() : 0;
+}
+int rnic_sim_event_fd(void) { return Runtime::get().event_fd(); }
+int rnic_sim_quiescent(void) { return Runtime::get().quiescent() ? 1 : 0; }
+
+uint64_t rnic_sim_link_frames(unsigned from) {
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    return a.ok() && rt.built() ? rt.fabric().frames_from(from) : 0;
+}
+void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) {
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    if (a.ok() && rt.built())
+        rt.fabric().set_hook(hook, arg);
+}
+void rnic_sim_set_event_hook(rnic_sim_event_hook hook, void *arg) {
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    if (a.ok() && rt.built())
+        rt.fabric().set_event_hook(hook, arg);
+}
 
 }

@@ -1,0 +1,500 @@
+#include "runtime.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// Set while this thread runs the fabric: a hook calling back into the API
+// must be refused, not deadlock on the lock its own thread holds.
+thread_local bool t_in_simulation = false;
+
+struct SimulationScope {
+    SimulationScope() { t_in_simulation = true; }
+    ~SimulationScope() { t_in_simulation = false; }
+};
+
+uint64_t wall_ns() {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+}
+
+// Cycles the simulation thread runs between two looks at the world (other
+// threads' deadlines, sockets): 16 us of NIC time.
+constexpr uint64_t kSliceCycles = 4096;
+// Free-running waits look again at least this often (a missed wake-up costs
+// this much, never a hang).
+constexpr auto kWaitRecheck = std::chrono::milliseconds(50);
+
+uint64_t env_u64(const char *name, uint64_t dflt) {
+    const char *v = std::getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end = nullptr;
+    const unsigned long long x = std::strtoull(v, &end, 0);
+    return (end && *end == '\0') ? x : dflt;
+}
+
+Runtime::Choice choice_from_env() {
+    const char *v = std::getenv("RNIC_SIM_MODE");
+    if (!v || !*v || std::strcmp(v, "auto") == 0)
+        return Runtime::Choice::automatic;
+    if (std::strcmp(v, "lockstep") == 0)
+        return Runtime::Choice::lockstep;
+    if (std::strcmp(v, "freerun") == 0 || std::strcmp(v, "free-running") == 0)
+        return Runtime::Choice::freerun;
+    std::fprintf(stderr, "rnic_sim: RNIC_SIM_MODE=%s is none of auto, lockstep, freerun: auto\n", v);
+    return Runtime::Choice::automatic;
+}
+
+std::string trace_path() {
+    const char *v = std::getenv("RNIC_TRACE");
+    if (!v || !*v)
+        return {};
+    std::string p(v);
+    if (p[0] == '/')
+        return p;
+    // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
+    const char *dir = std::getenv("RNIC_WAVE_DIR");
+    return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
+}
+
+// RNIC_HOST_COHERENCY: a bad value is named on stderr and the host stays
+// coherent, as with no value at all.
+int host_coherency() {
+    const char *v = std::getenv("RNIC_HOST_COHERENCY");
+    if (!v || !*v || std::strcmp(v, "coherent") == 0)
+        return RNIC_SIM_COHERENT;
+    if (std::strcmp(v, "noncoherent") == 0)
+        return RNIC_SIM_NONCOHERENT;
+    std::fprintf(stderr, "rnic_sim: RNIC_HOST_COHERENCY=%s is neither coherent nor noncoherent: coherent\n", v);
+    return RNIC_SIM_COHERENT;
+}
+
+// The link endpoints of NIC i: given, else RNIC<i>_LINK_LOCAL / _PEER, else
+// 127.0.0.1 at RNIC_LINK_PORT_BASE + the NIC's index, so NIC 2k and 2k+1
+// opened in two processes of one machine find each other.
+bool endpoint(const std::string &given, const char *env_suffix, unsigned nic, unsigned port_nic, sockaddr_in *out,
+              std::string *error) {
+    std::string spec = given;
+    if (spec.empty()) {
+        const std::string name = "RNIC" + std::to_string(nic) + env_suffix;
+        if (const char *v = std::getenv(name.c_str()); v && *v)
+            spec = v;
+    }
+    if (spec.empty()) {
+        const uint64_t base = env_u64("RNIC_LINK_PORT_BASE", 24790);
+        if (base + port_nic > 65535 || base == 0) {
+            *error = "RNIC_LINK_PORT_BASE=" + std::to_string(base) + " leaves no port for rnic" + std::to_string(port_nic);
+            return false;
+        }
+        spec = "127.0.0.1:" + std::to_string(base + port_nic);
+    }
+    return UdpPort::parse_address(spec, out, error);
+}
+
+Runtime *g_runtime;
+
+void at_exit() {
+    if (g_runtime)
+        g_runtime->shutdown();
+}
+
+}  // namespace
+
+Runtime &Runtime::get() {
+    // Never destroyed: at exit SystemC's and Verilator's statics may go first.
+    static Runtime *rt = [] {
+        g_runtime = new Runtime();
+        std::atexit(at_exit);
+        return g_runtime;
+    }();
+    return *rt;
+}
+
+bool Runtime::in_simulation() { return t_in_simulation; }
+
+Runtime::Runtime() {
+    choice_ = choice_from_env();
+    const char *s = std::getenv("RNIC_SIM_SKIP");
+    if (s && *s && std::strcmp(s, "0") != 0 && std::strcmp(s, "1") != 0)
+        std::fprintf(stderr, "rnic_sim: RNIC_SIM_SKIP=%s is neither 0 nor 1: 1\n", s);
+    skip_ = !(s && std::strcmp(s, "0") == 0);
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+// ------------------------------------------------------------------ access
+
+Runtime::Access::Access(Runtime &rt) : rt_(rt) {
+    if (t_in_simulation) {
+        static bool warned = false;
+        if (!warned)
+            std::fprintf(stderr, "rnic_sim: a hook called back into the simulation: refused\n");
+        warned = true;
+        return;
+    }
+    rt_.waiting_.fetch_add(1, std::memory_order_relaxed);
+    lk_ = std::unique_lock<std::mutex>(rt_.mu_);
+    rt_.waiting_.fetch_sub(1, std::memory_order_relaxed);
+    ok_ = true;
+    rt_.note_thread();
+    if (rt_.sleeping_)
+        rt_.catch_up();
+}
+
+Runtime::Access::~Access() {
+    if (!ok_)
+        return;
+    if (rt_.fabric_)
+        rt_.publish();
+    if (rt_.sleeping_) {
+        if (rt_.fabric_->idle()) {
+            rt_.idle_cycle_ = rt_.fabric_->cycle();
+            rt_.idle_wall_ns_ = wall_ns();
+        } else {
+            // The call gave the NICs work (a doorbell): the simulation thread
+            // takes it from here.
+            rt_.set_sleeping(false);
+            const uint64_t one = 1;
+            (void)!write(rt_.wake_fd_, &one, sizeof(one));
+        }
+    }
+    lk_.unlock();
+    if (rt_.waiting_.load(std::memory_order_relaxed) == 0)
+        rt_.handover_.notify_one();
+}
+
+void Runtime::note_thread() {
+    const std::thread::id me = std::this_thread::get_id();
+    if (!first_seen_) {
+        first_thread_ = me;
+        first_seen_ = true;
+    } else if (me != first_thread_ && choice_ == Choice::automatic && fabric_ && !freerun_) {
+        go_freerun();
+    }
+}
+
+// ------------------------------------------------------------------- build
+
+void Runtime::build(Choice choice) {
+    if (choice != Choice::automatic)
+        choice_ = choice;
+    const unsigned nics = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(16, env_u64("RNIC_SIM_NICS", 2))));
+    fabric_ = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
+    const int coherency = host_coherency();
+    for (unsigned i = 0; i < nics; ++i)
+        fabric_->memory(i).set_default_coherency(coherency);
+    if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
+        fabric_->open_pcap(pcap);
+    fabric_->start();
+    if (choice_ == Choice::lockstep) {
+        // The whole fabric in this process, reset together: cycle 6 after
+        // the first open, as every lockstep program has always seen it.
+        fabric_->activate_all_local();
+        SimulationScope s;
+        fabric_->run(RunRequest{Fabric::kResetCycles + 2});
+        publish();
+    }
+}
+
+int Runtime::open(unsigned index, Choice choice, const std::string &link_local, const std::string &link_peer,
+                  std::string *error) {
+    Access a(*this);
+    if (!a.ok())
+        return -1;
+    if (!fabric_) {
+        build(choice);
+    } else if ((choice == Choice::lockstep && (freerun_ || choice_ == Choice::freerun)) ||
+               (choice == Choice::freerun && choice_ == Choice::lockstep)) {
+        *error = std::string("the simulation already runs ") + (freerun_ ? "free-running" : "in lockstep") +
+                 ": a process has one mode";
+        return -3;
+    }
+    if (index >= fabric_->size())
+        return -1;
+    if (choice_ != Choice::lockstep && !fabric_->active(index)) {
+        sockaddr_in local{}, peer{};
+        const unsigned p = fabric_->peer_of(index);
+        if (!endpoint(link_local, "_LINK_LOCAL", index, index, &local, error) ||
+            !endpoint(link_peer, "_LINK_PEER", index, p, &peer, error))
+            return -3;
+        if (!fabric_->activate(index, local, peer, error))
+            return -2;
+        SimulationScope s;
+        fabric_->run(RunRequest{Fabric::kResetCycles + 2});
+    }
+    if ((choice_ == Choice::freerun || choice == Choice::freerun) && !freerun_)
+        go_freerun();
+    return 0;
+}
+
+// --------------------------------------------------------------- free-run
+
+void Runtime::go_freerun() {
+    if (freerun_)
+        return;
+    freerun_.store(true, std::memory_order_release);
+    stop_ = false;
+    sim_ = std::thread(&Runtime::sim_loop, this);
+}
+
+void Runtime::set_sleeping(bool s) {
+    seq_.fetch_add(1, std::memory_order_acq_rel);
+    // The cycle the fabric has reached goes out with the state: a reader
+    // that saw real time counted while asleep never sees less afterwards.
+    cycle_pub_.store(fabric_->cycle(), std::memory_order_relaxed);
+    sleeping_ = s;
+    sleeping_pub_.store(s, std::memory_order_relaxed);
+    idle_cycle_pub_.store(idle_cycle_, std::memory_order_relaxed);
+    idle_wall_pub_.store(idle_wall_ns_, std::memory_order_relaxed);
+    seq_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Runtime::publish() {
+    cycle_pub_.store(fabric_->cycle(), std::memory_order_release);
+    uint32_t levels = 0;
+    for (unsigned i = 0; i < fabric_->size(); ++i)
+        if (fabric_->active(i) && fabric_->dev(i).irq())
+            levels |= 1u << i;
+    irq_levels_.store(levels, std::memory_order_release);
+    if (fabric_->take_irq_rises() && freerun_) {
+        const uint64_t one = 1;
+        (void)!write(event_fd_, &one, sizeof(one));
+    }
+    if (freerun_) {
+        std::lock_guard<std::mutex> pl(progress_mu_);
+        progress_.notify_all();
+    }
+}
+
+void Runtime::catch_up() {
+    const uint64_t passed = (wall_ns() - idle_wall_ns_) / Fabric::kPeriodNs;
+    if (passed > 0) {
+        SimulationScope s;
+        fabric_->skip(passed);
+        idle_cycle_ += passed;
+        idle_wall_ns_ += passed * Fabric::kPeriodNs;
+    }
+}
+
+void Runtime::sleep_idle(std::unique_lock<std::mutex> &lk) {
+    idle_cycle_ = fabric_->cycle();
+    idle_wall_ns_ = wall_ns();
+    set_sleeping(true);
+    std::vector<int> fds{wake_fd_};
+    fabric_->port_fds(fds);
+    std::vector<pollfd> p(fds.size());
+    for (size_t i = 0; i < fds.size(); ++i)
+        p[i] = pollfd{fds[i], POLLIN, 0};
+    lk.unlock();
+    // Bounded: a lost wake-up costs a second, never the process.
+    (void)poll(p.data(), p.size(), 1000);
+    lk.lock();
+    uint64_t v;
+    while (read(wake_fd_, &v, sizeof(v)) > 0) {
+    }
+    if (sleeping_) {
+        catch_up();
+        set_sleeping(false);
+    }
+    if (fabric_->has_ports())
+        fabric_->poll_ports();
+}
+
+void Runtime::sim_loop() {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!stop_) {
+        if (waiting_.load(std::memory_order_relaxed) > 0) {
+            handover_.wait(lk, [&] { return waiting_.load(std::memory_order_relaxed) == 0 || stop_; });
+            continue;
+        }
+        RunRequest r;
+        r.max_cycles = kSliceCycles;
+        r.stop_on_irq_rise = true;
+        r.stop_when_idle = skip_;
+        r.yield = &waiting_;
+        RunResult res;
+        {
+            SimulationScope s;
+            res = fabric_->run(r);
+        }
+        (void)fabric_->take_outside_traffic();
+        publish();
+        if (res.idle)
+            sleep_idle(lk);
+    }
+}
+
+void Runtime::shutdown() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+    }
+    const uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+    handover_.notify_all();
+    if (sim_.joinable())
+        sim_.join();
+    std::lock_guard<std::mutex> lk(mu_);
+    if (fabric_)
+        fabric_->close_trace();
+}
+
+// ------------------------------------------------------------------- time
+
+uint64_t Runtime::now() {
+    if (!freerun_.load(std::memory_order_acquire))
+        return cycle_pub_.load(std::memory_order_acquire);
+    // Never less than an earlier answer (to any thread): waits subtract.
+    const uint64_t t = now_freerun();
+    uint64_t seen = now_floor_.load(std::memory_order_relaxed);
+    while (seen < t && !now_floor_.compare_exchange_weak(seen, t, std::memory_order_relaxed)) {
+    }
+    return std::max(t, seen);
+}
+
+uint64_t Runtime::now_freerun() {
+    for (;;) {
+        const uint64_t s1 = seq_.load(std::memory_order_acquire);
+        const bool sleeping = sleeping_pub_.load(std::memory_order_relaxed);
+        const uint64_t c = idle_cycle_pub_.load(std::memory_order_relaxed);
+        const uint64_t w = idle_wall_pub_.load(std::memory_order_relaxed);
+        const uint64_t pub = cycle_pub_.load(std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if ((s1 & 1u) || seq_.load(std::memory_order_relaxed) != s1)
+            continue;
+        if (!sleeping)
+            return pub;
+        const uint64_t t = wall_ns();
+        return c + (t > w ? (t - w) / Fabric::kPeriodNs : 0);
+    }
+}
+
+RunResult Runtime::run_locked(Access &a, RunRequest r) {
+    r.yield = &waiting_;
+    // Auto, with a link out of the process: idle time may end with a frame
+    // from there, so it is not skipped; the process goes free-running.
+    const bool outside = choice_ == Choice::automatic && fabric_->has_ports();
+    if (outside && r.skip_idle) {
+        r.skip_idle = false;
+        r.stop_when_idle = true;
+    }
+    if (!skip_)
+        r.skip_idle = r.stop_when_idle = false;
+    RunResult res;
+    {
+        SimulationScope s;
+        res = fabric_->run(r);
+    }
+    publish();
+    if (choice_ == Choice::automatic && (fabric_->take_outside_traffic() || (outside && res.idle)))
+        go_freerun();
+    if (res.yielded) {
+        // Another thread asked for the fabric: let it in, then go on.
+        a.lock().unlock();
+        handover_.notify_one();
+        while (waiting_.load(std::memory_order_relaxed) > 0)
+            std::this_thread::yield();
+        waiting_.fetch_add(1, std::memory_order_relaxed);
+        a.lock().lock();
+        waiting_.fetch_sub(1, std::memory_order_relaxed);
+        if (sleeping_)
+            catch_up();
+    }
+    return res;
+}
+
+uint64_t Runtime::wait_irq(uint32_t mask, uint64_t max_cycles) {
+    uint64_t start;
+    {
+        Access a(*this);
+        if (!a.ok() || !fabric_)
+            return 0;
+        start = fabric_->cycle();
+        if (!freerun_) {
+            while (!freerun_) {
+                const uint64_t passed = fabric_->cycle() - start;
+                if ((mask && fabric_->irq_any(mask)) || passed >= max_cycles)
+                    return passed;
+                RunRequest r;
+                r.max_cycles = max_cycles - passed;
+                r.irq_mask = mask;
+                r.skip_idle = true;
+                run_locked(a, r);
+            }
+            // Free-running from now on: the caller decides how to go on
+            // waiting (it may have other things to look at than this line).
+            return fabric_->cycle() - start;
+        }
+        if (sleeping_)
+            catch_up();
+        start = fabric_->cycle();
+    }
+    std::unique_lock<std::mutex> pl(progress_mu_);
+    for (;;) {
+        const uint64_t t = now();
+        const uint64_t passed = t > start ? t - start : 0;
+        if ((mask && (irq_levels_.load(std::memory_order_acquire) & mask)) || passed >= max_cycles)
+            return passed;
+        const uint64_t left_ns = (max_cycles - passed) * Fabric::kPeriodNs;
+        progress_.wait_for(pl, std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left_ns), kWaitRecheck));
+    }
+}
+
+void Runtime::advance(uint64_t cycles) {
+    if (t_in_simulation || cycles == 0)
+        return;
+    uint64_t done = 0;
+    while (done < cycles) {
+        const uint64_t n = wait_irq(0, cycles - done);
+        done += n;
+        if (n == 0 && !freerun_)
+            return;   // no fabric
+    }
+}
+
+void Runtime::cpu_delay(uint64_t cycles) {
+    if (freerun_.load(std::memory_order_acquire))
+        return;
+    Access a(*this);
+    if (!a.ok() || !fabric_ || freerun_)
+        return;
+    RunRequest r;
+    r.max_cycles = cycles;
+    r.skip_idle = true;
+    while (r.max_cycles > 0 && !freerun_) {
+        const RunResult res = run_locked(a, r);
+        r.max_cycles -= std::min(r.max_cycles, res.cycles);
+        if (res.cycles == 0)
+            break;
+    }
+}
+
+bool Runtime::quiescent() {
+    Access a(*this);
+    if (!a.ok() || !fabric_)
+        return false;
+    return fabric_->idle() && !fabric_->has_ports();
+}
+
+int Runtime::request_freerun() {
+    Access a(*this);
+    if (!a.ok())
+        return -1;
+    if (choice_ == Choice::lockstep)
+        return -1;
+    if (fabric_ && !freerun_)
+        go_freerun();
+    return 0;
+}

@@ -51,19 +51,21 @@ void rnic_ring_free(rnic_dev *dev, void *ring, size_t bytes) {
     free(ring);
 }
 
-static int open_hal(const char *name, struct rnic_hal *hal) {
+static int open_hal(const char *name, const char *options, struct rnic_hal *hal) {
     if (strncmp(name, "vfio:", 5) == 0)
-        return rnic_hal_open_vfio(name, hal);
-    return rnic_hal_open_sim(name, hal);
+        return options && *options ? RNIC_E_INVAL : rnic_hal_open_vfio(name, hal);
+    return rnic_hal_open_sim(name, options, hal);
 }
 
 int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out);
 
-int rnic_open(const char *name, rnic_dev **out) {
+int rnic_open(const char *name, rnic_dev **out) { return rnic_open_with(name, NULL, out); }
+
+int rnic_open_with(const char *name, const char *options, rnic_dev **out) {
     if (!name || !out)
         return RNIC_E_INVAL;
     struct rnic_hal hal;
-    int rc = open_hal(name, &hal);
+    int rc = open_hal(name, options, &hal);
     if (rc != RNIC_OK)
         return rc;
     rc = rnic_open_hal(&hal, out);
@@ -183,6 +185,44 @@ void rnic_reg_write(rnic_dev *d, uint32_t off, uint32_t val) { reg_wr(d, off, va
 uint64_t rnic_wait(rnic_dev *d, uint64_t max_cycles) {
     return d->hal.ops->wait(d->hal.ctx, max_cycles);
 }
+
+uint64_t rnic_time(rnic_dev *d) {
+    return d->hal.ops->now ? d->hal.ops->now(d->hal.ctx) : rnic_cycles(d);
+}
+
+uint64_t rnic_wait_any(rnic_dev *const *devs, unsigned n, uint64_t max_cycles) {
+    if (n == 0 || !devs || !devs[0])
+        return 0;
+    const struct rnic_hal_ops *ops = devs[0]->hal.ops;
+    bool same = ops->wait_any != NULL && n <= 16;
+    for (unsigned i = 1; i < n && same; i++)
+        same = devs[i] && devs[i]->hal.ops == ops;
+    if (!same)
+        return rnic_wait(devs[0], max_cycles);
+    void *ctxs[16];
+    for (unsigned i = 0; i < n; i++)
+        ctxs[i] = devs[i]->hal.ctx;
+    return ops->wait_any(ctxs, n, max_cycles);
+}
+
+void rnic_cpu_delay(rnic_dev *d, uint64_t cycles) {
+    if (d && d->hal.ops->cpu_delay)
+        d->hal.ops->cpu_delay(d->hal.ctx, cycles);
+}
+
+int rnic_event_fd(rnic_dev *d) { return d && d->hal.ops->event_fd ? d->hal.ops->event_fd(d->hal.ctx) : -1; }
+
+bool rnic_time_runs_alone(rnic_dev *d) { return !d->hal.ops->runs_alone || d->hal.ops->runs_alone(d->hal.ctx); }
+
+int rnic_time_run_alone(rnic_dev *d) {
+    if (!d)
+        return RNIC_E_INVAL;
+    if (!d->hal.ops->let_time_run)
+        return RNIC_OK;
+    return d->hal.ops->let_time_run(d->hal.ctx) == 0 ? RNIC_OK : RNIC_E_STATE;
+}
+
+bool rnic_quiescent(rnic_dev *d) { return d->hal.ops->quiescent && d->hal.ops->quiescent(d->hal.ctx); }
 
 int rnic_pz_alloc(rnic_dev *d, uint16_t *pz) {
     if (!d || !pz)

@@ -1,4 +1,7 @@
 /* The `sim` backend: the SystemC platform in this process. */
+#include <stdio.h>
+#include <string.h>
+
 #include "internal.h"
 #include "rnic_sim.h"
 
@@ -38,6 +41,44 @@ static int sim_report(void *c, struct rnic_sync_report *out) {
     return 1;
 }
 
+static uint64_t sim_now(void *c) {
+    (void)c;
+    return rnic_sim_cycle();
+}
+
+/* Every simulated NIC of the process is in one fabric: one wait for all. */
+static uint64_t sim_wait_any(void *const *ctxs, unsigned n, uint64_t max) {
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < n; i++)
+        mask |= 1u << rnic_sim_index(ctxs[i]);
+    return rnic_sim_wait_irq_mask(mask, max);
+}
+
+static void sim_cpu_delay(void *c, uint64_t cycles) {
+    (void)c;
+    rnic_sim_cpu_delay(cycles);
+}
+
+static int sim_event_fd(void *c) {
+    (void)c;
+    return rnic_sim_event_fd();
+}
+
+static int sim_runs_alone(void *c) {
+    (void)c;
+    return rnic_sim_mode() == RNIC_SIM_MODE_FREERUN;
+}
+
+static int sim_quiescent(void *c) {
+    (void)c;
+    return rnic_sim_quiescent();
+}
+
+static int sim_let_time_run(void *c) {
+    (void)c;
+    return rnic_sim_go_freerun();
+}
+
 static const struct rnic_hal_ops sim_ops = {
     .name = "sim",
     .bar_read32 = sim_rd,
@@ -52,11 +93,76 @@ static const struct rnic_hal_ops sim_ops = {
     .set_coherency = sim_set_coherency,
     .dma_sync = sim_sync,
     .sync_report = sim_report,
+    .now = sim_now,
+    .wait_any = sim_wait_any,
+    .cpu_delay = sim_cpu_delay,
+    .event_fd = sim_event_fd,
+    .runs_alone = sim_runs_alone,
+    .quiescent = sim_quiescent,
+    .let_time_run = sim_let_time_run,
 };
 
-int rnic_hal_open_sim(const char *name, struct rnic_hal *out) {
+/* Copies the value of `key=` out of the options into out[len]; 1 if found,
+ * 0 if not, -1 if too long. */
+static int option(const char *opts, const char *key, char *out, size_t len) {
+    const size_t k = strlen(key);
+    for (const char *p = opts; p && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *end = p;
+        while (*end && *end != ' ' && *end != '\t')
+            end++;
+        if ((size_t)(end - p) > k && strncmp(p, key, k) == 0 && p[k] == '=') {
+            const size_t n = (size_t)(end - p) - k - 1;
+            if (n >= len)
+                return -1;
+            memcpy(out, p + k + 1, n);
+            out[n] = '\0';
+            return 1;
+        }
+        p = end;
+    }
+    return 0;
+}
+
+/* Every word must be a key this backend knows. */
+static int options_known(const char *opts) {
+    static const char *const keys[] = {"mode=", "link_local=", "link_peer="};
+    for (const char *p = opts; p && *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+            ok |= strncmp(p, keys[i], strlen(keys[i])) == 0;
+        if (!ok)
+            return 0;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+    }
+    return 1;
+}
+
+int rnic_hal_open_sim(const char *name, const char *options, struct rnic_hal *out) {
+    char mode[16] = "", local[128] = "", peer[128] = "";
+    if (!options_known(options) || option(options, "mode", mode, sizeof(mode)) < 0 ||
+        option(options, "link_local", local, sizeof(local)) < 0 || option(options, "link_peer", peer, sizeof(peer)) < 0)
+        return RNIC_E_INVAL;
+    struct rnic_sim_open_options o = {RNIC_SIM_MODE_AUTO, local[0] ? local : NULL, peer[0] ? peer : NULL};
+    if (strcmp(mode, "lockstep") == 0)
+        o.mode = RNIC_SIM_MODE_LOCKSTEP;
+    else if (strcmp(mode, "freerun") == 0)
+        o.mode = RNIC_SIM_MODE_FREERUN;
+    else if (mode[0] && strcmp(mode, "auto") != 0)
+        return RNIC_E_INVAL;
     rnic_sim_dev *dev = NULL;
-    if (rnic_sim_open(name, &dev) != 0)
+    const int rc = rnic_sim_open_with(name, &o, &dev);
+    if (rc == -2)
+        return RNIC_E_BUSY;
+    if (rc == -3)
+        return RNIC_E_INVAL;
+    if (rc != 0)
         return RNIC_E_NODEV;
     out->ops = &sim_ops;
     out->ctx = dev;

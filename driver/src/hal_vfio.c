@@ -81,6 +81,8 @@ static uint64_t v_wait(void *c, uint64_t max_cycles) {
 
 static unsigned v_index(void *c) { return ((struct vfio_ctx *)c)->index; }
 
+static int v_event_fd(void *c) { return ((struct vfio_ctx *)c)->irq_fd; }
+
 static void v_close(void *c) {
     struct vfio_ctx *v = c;
     if (v->bar)
@@ -106,6 +108,7 @@ static const struct rnic_hal_ops vfio_ops = {
     .index = v_index,
     .close = v_close,
     .dma_sync = v_sync,   /* coherent host: coherency and set_coherency stay NULL */
+    .event_fd = v_event_fd,   /* time runs alone and is read over the BAR: now, runs_alone stay NULL */
 };
 
 static int group_of(const char *bdf) {

@@ -46,6 +46,7 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
     qp->recv_cq = a->recv_cq;
     qp->sq_log = rnic_log2_ceil(a->sq_entries < 2 ? 2 : a->sq_entries);
     qp->rq_log = rnic_log2_ceil(a->rq_entries < 2 ? 2 : a->rq_entries);
+    qp->flags = 0;
     qp->sq = rnic_ring_alloc(d, (size_t)RNIC_WQE_BYTES << qp->sq_log);
     qp->rq = rnic_ring_alloc(d, (size_t)RNIC_WQE_BYTES << qp->rq_log);
     if (!qp->sq || !qp->rq) {
@@ -61,6 +62,7 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
     if (a->allow_remote & RNIC_ACCESS_REMOTE_WRITE)
         flags |= RNIC_QP_FLAGS_ALLOW_WR_MASK;
     flags |= (uint32_t)(a->max_rd ? a->max_rd : 1u) << RNIC_QP_FLAGS_MAX_RD_SHIFT & RNIC_QP_FLAGS_MAX_RD_MASK;
+    qp->flags = flags;
     reg_wr(d, RNIC_REG_QP_SEL, num);
     reg_wr(d, RNIC_REG_QP_SQ_BASE_LO, (uint32_t)sq);
     reg_wr(d, RNIC_REG_QP_SQ_BASE_HI, (uint32_t)(sq >> 32));
@@ -88,7 +90,8 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
 uint32_t rnic_qp_num(const rnic_qp *qp) { return qp ? qp->num : 0; }
 
 int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
-    if (!qp || !r || r->qpn > 0xFFFFFFu || r->sq_psn > 0xFFFFFFu || r->rq_psn > 0xFFFFFFu)
+    if (!qp || !r || r->qpn > 0xFFFFFFu || r->sq_psn > 0xFFFFFFu || r->rq_psn > 0xFFFFFFu ||
+        r->max_rd > qp->dev->info.max_rd)
         return RNIC_E_INVAL;
     rnic_dev *d = qp->dev;
     if (rnic_qp_state(qp) != (int)RNIC_QP_STATE_INIT)
@@ -101,6 +104,12 @@ int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
            (uint32_t)r->mac[2] << 24 | (uint32_t)r->mac[3] << 16 | (uint32_t)r->mac[4] << 8 | r->mac[5]);
     reg_wr(d, RNIC_REG_QP_SQ_PSN, r->sq_psn);
     reg_wr(d, RNIC_REG_QP_RQ_PSN, r->rq_psn);
+    /* The RTS command loads QP_FLAGS again: this QP's own, with the READ
+     * limit the connection settled on. */
+    if (r->max_rd)
+        qp->flags = (qp->flags & ~(uint32_t)RNIC_QP_FLAGS_MAX_RD_MASK) |
+                    ((uint32_t)r->max_rd << RNIC_QP_FLAGS_MAX_RD_SHIFT & RNIC_QP_FLAGS_MAX_RD_MASK);
+    reg_wr(d, RNIC_REG_QP_FLAGS, qp->flags);
     reg_wr(d, RNIC_REG_QP_CMD, RNIC_QP_CMD_RTS);
     return reaches_state(d, qp->num, RNIC_QP_STATE_RTS) ? RNIC_OK : RNIC_E_HW;
 }

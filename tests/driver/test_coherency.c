@@ -135,7 +135,7 @@ static void bad_syncs(void) {
  * device resets the NIC. */
 static void coherent_backend(void) {
     struct rnic_hal sim;
-    CHECK_EQ(rnic_hal_open_sim("rnic0", &sim), RNIC_OK);
+    CHECK_EQ(rnic_hal_open_sim("rnic0", NULL, &sim), RNIC_OK);
     struct rnic_hal_ops plain = *sim.ops;
     plain.dma_map_coherent = NULL;
     plain.coherency = NULL;

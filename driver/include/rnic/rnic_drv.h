@@ -9,7 +9,15 @@
  * otherwise; rnic_strerror() names a code. Nothing here blocks without
  * bound: waits take a cycle budget.
  *
- * Objects are single-threaded; one thread at a time per device.
+ * Objects are single-threaded; one thread at a time per device (libdat
+ * serializes its threads). The platform underneath is thread safe.
+ *
+ * Time: a device has a clock (rnic_time, in cycles). On the simulated
+ * platform in lockstep it moves only inside driver calls: BAR accesses,
+ * waits, and an empty rnic_cq_poll, which costs RNIC_POLL_CYCLES as a
+ * look at memory costs a CPU time; so a polling loop makes progress, the
+ * same way on every run. Free-running and on hardware it moves by itself
+ * (rnic_time_runs_alone).
  */
 #ifndef RNIC_DRV_H
 #define RNIC_DRV_H
@@ -46,6 +54,9 @@ typedef struct rnic_qp rnic_qp;
 /* name: "rnic0", "rnic1", ... (sim backend) or "vfio:<pci address>". Opens,
  * soft-resets and checks the identity register. */
 int rnic_open(const char *name, rnic_dev **out);
+/* The same with backend options (rnic_hal.h; NULL: none). RNIC_E_BUSY: the
+ * simulated NIC's link socket cannot be bound (another process has it). */
+int rnic_open_with(const char *name, const char *options, rnic_dev **out);
 void rnic_close(rnic_dev *dev);
 int rnic_reset(rnic_dev *dev);
 
@@ -68,6 +79,30 @@ void rnic_reg_write(rnic_dev *dev, uint32_t off, uint32_t val);
 /* Advance the platform until this device interrupts or max_cycles pass.
  * Returns cycles spent (sim) or 0 (hardware). */
 uint64_t rnic_wait(rnic_dev *dev, uint64_t max_cycles);
+
+/* ---- time ---- */
+/* Cycles an empty completion poll costs in lockstep simulation (64 ns at
+ * 250 MHz: a look at memory the NIC writes). */
+#define RNIC_POLL_CYCLES 16u
+/* The device's clock, in cycles (no bus access where the backend can help it). */
+uint64_t rnic_time(rnic_dev *dev);
+/* Until one of the n devices (one backend) interrupts or max_cycles pass;
+ * returns the cycles spent where the backend knows them. */
+uint64_t rnic_wait_any(rnic_dev *const *devs, unsigned n, uint64_t max_cycles);
+/* The CPU spent `cycles` looking at memory: lockstep simulation runs them. */
+void rnic_cpu_delay(rnic_dev *dev, uint64_t cycles);
+/* An fd readable when the device interrupts (poll it instead of rnic_wait
+ * when time runs alone), or -1. */
+int rnic_event_fd(rnic_dev *dev);
+/* Whether the device's time passes without driver calls (free-running
+ * simulation, hardware). */
+bool rnic_time_runs_alone(rnic_dev *dev);
+/* Whether nothing can happen on the device until software acts (simulation
+ * only; hardware: false). */
+bool rnic_quiescent(rnic_dev *dev);
+/* The program has several threads: let time run alone (a simulated
+ * platform in auto mode goes free-running). RNIC_E_STATE if it cannot. */
+int rnic_time_run_alone(rnic_dev *dev);
 
 /* ---- protection zones ---- */
 int rnic_pz_alloc(rnic_dev *dev, uint16_t *pz);
@@ -150,8 +185,14 @@ struct rnic_wc {
     uint16_t qpn;
     bool is_recv;
 };
-/* Reads up to max completions that are already in the ring; never waits. */
+/* Reads up to max completions that are already in the ring; never waits.
+ * Finding none costs RNIC_POLL_CYCLES (rnic_cpu_delay). */
 int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max);
+/* rnic_cq_poll without the cost of an empty look: for a consumer that looks
+ * because it was told to (an interrupt, a drain after one). */
+int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max);
+/* A completion is waiting in the ring. */
+bool rnic_cq_pending(const rnic_cq *cq);
 /* Polls, waiting on the device interrupt in between, until one completion
  * arrives (returns 1) or max_cycles have passed (RNIC_E_TIMEOUT). */
 int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles);
@@ -172,8 +213,13 @@ struct rnic_qp_remote {
     uint8_t mac[6];
     uint32_t sq_psn;   /* first PSN we send */
     uint32_t rq_psn;   /* first PSN we expect */
+    uint8_t max_rd;    /* RDMA READs in flight from now on, 1..max_rd (what the
+                        * peer takes in); 0: what rnic_qp_create said */
 };
-int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *remote);   /* INIT -> RTS */
+/* INIT -> RTS. The QP receives from then on: a passive side moves its QP
+ * before it answers the request, so the requester's first message cannot
+ * arrive too early. */
+int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *remote);
 /* Connects two QPs of devices in this process to each other (both INIT -> RTS). */
 int rnic_qp_connect_local(rnic_qp *a, rnic_qp *b);
 int rnic_qp_set_error(rnic_qp *qp);   /* -> ERROR: outstanding work is flushed */

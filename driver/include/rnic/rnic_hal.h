@@ -36,6 +36,16 @@ struct rnic_hal_ops {
     int (*set_coherency)(void *ctx, int mode);                           /* 0 or -1: refused */
     int (*dma_sync)(void *ctx, const void *va, size_t len, int dir);     /* 0 or -1 */
     int (*sync_report)(void *ctx, struct rnic_sync_report *out);         /* 1, or 0: none */
+    /* Time (rnic_drv.h, "time"). Each may be NULL: hardware, whose time
+     * passes by itself and whose cycle counter is read over the BAR. */
+    uint64_t (*now)(void *ctx);                           /* device cycles, no bus access */
+    /* Like wait, for the first interrupt of any of n devices of this backend. */
+    uint64_t (*wait_any)(void *const *ctxs, unsigned n, uint64_t max_cycles);
+    void (*cpu_delay)(void *ctx, uint64_t cycles);        /* the CPU looked at memory this long */
+    int (*event_fd)(void *ctx);                           /* readable on an interrupt, or -1 */
+    int (*runs_alone)(void *ctx);                         /* 1: time passes without calls */
+    int (*quiescent)(void *ctx);                          /* 1: nothing happens until software acts */
+    int (*let_time_run)(void *ctx);                       /* make time run alone if it can (0, or -1) */
 };
 
 struct rnic_hal {
@@ -43,8 +53,12 @@ struct rnic_hal {
     void *ctx;
 };
 
-/* "rnicN": the simulated NIC N. Returns 0 or RNIC_E_NODEV. */
-int rnic_hal_open_sim(const char *name, struct rnic_hal *out);
+/* "rnicN": the simulated NIC N. `options` (may be NULL): space-separated
+ * key=value words, mode=auto|lockstep|freerun, link_local=host:port,
+ * link_peer=host:port (docs/platform.md). Returns 0, RNIC_E_NODEV,
+ * RNIC_E_BUSY (its link socket's port is taken) or RNIC_E_INVAL (a bad
+ * option, or a mode other than the process's). */
+int rnic_hal_open_sim(const char *name, const char *options, struct rnic_hal *out);
 /* "vfio:<pci address>", e.g. "vfio:0000:01:00.0". Returns 0 or RNIC_E_NODEV. */
 int rnic_hal_open_vfio(const char *name, struct rnic_hal *out);
 

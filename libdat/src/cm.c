@@ -4,16 +4,19 @@
  *
  *   active                          passive
  *   dat_ep_connect  -- REQ -->      CONNECTION_REQUEST_EVENT on the PSP's EVD
- *                   <-- REP --      dat_cr_accept (QP limits settled)
- *   QP to RTS       -- RTU -->      QP to RTS
+ *                   <-- REP --      dat_cr_accept: QP to RTS (READ limit settled)
+ *   QP to RTS       -- RTU -->
  *   ESTABLISHED                     ESTABLISHED
  *   dat_cr_reject:  <-- REJ --      PEER_REJECTED (NON_PEER_REJECTED: no such
- *                                   service point, another fabric)
+ *                                   service point)
  *   disconnect      -- DISC -->     DISCONNECTED (BROKEN after an error)
  *
  * Service points listen on their IA's address (127.0.0.(i+1) for NIC i) at
  * TCP port conn_qual + DAT_RNIC_CM_PORT_BASE (default 0). Everything is
  * non-blocking and runs from the progress engine.
+ *
+ * The two ends may be in two processes (their NICs then joined by a link
+ * over UDP, docs/platform.md) or in one.
  *
  * Determinism: when both ends are in this process, the engine does not
  * let simulated time move while a message one end sent has not been taken
@@ -77,18 +80,15 @@ struct cm_conn {
     struct cm_conn *next;
 };
 
+static bool qp_to_rts(struct cm_conn *c, struct dat_ep *ep, uint32_t peer_qpn, uint32_t peer_psn, uint8_t max_rd);
 static struct cm_conn *conns;
 static uint64_t conn_ids;
 static uint32_t psn_seed = 0x2F1A3u;
 
-static uint64_t fabric_id(void)
+/* Who sent a message, for whoever reads a capture of the exchange. */
+static uint64_t sender_id(void)
 {
-    static uint64_t id;
-    if (!id) {
-        const char *s = getenv("RNIC_FABRIC_ID");
-        id = (s && *s) ? strtoull(s, NULL, 0) : ((uint64_t)getpid() << 16 | 0xD5u);
-    }
-    return id;
+    return (uint64_t)getpid();
 }
 
 static unsigned port_base(void)
@@ -144,6 +144,7 @@ DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CO
         *bound = p - base;
     }
     *fd_out = fd;
+    dat_progress_poke();
     return DAT_SUCCESS;
 }
 
@@ -249,7 +250,7 @@ static void conn_flush(struct cm_conn *c)
 
 static void conn_send(struct cm_conn *c, struct cm_msg *m)
 {
-    m->fabric = fabric_id();
+    m->sender = sender_id();
     if (c->tx_len + CM_MSG_MAX > sizeof(c->tx))
         return;   /* never more than a few messages per connection */
     c->tx_len += cm_msg_pack(m, c->tx + c->tx_len);
@@ -348,6 +349,7 @@ DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
     }
     c->phase = PH_CONNECTING;
+    dat_progress_poke();
     c->ep = ep;
     c->inproc = target != NULL;
     c->my_psn = next_psn();
@@ -356,7 +358,7 @@ DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT
     if (timeout != DAT_TIMEOUT_INFINITE) {
         c->timer = true;
         c->tdev = ia->dev;
-        c->deadline = rnic_cycles(ia->dev->rdev) + (uint64_t)timeout * dat_cycles_per_us();
+        c->deadline = dat_now(ia->dev) + (uint64_t)timeout * dat_cycles_per_us();
     }
     struct cm_msg m;
     memset(&m, 0, sizeof(m));
@@ -388,18 +390,20 @@ DAT_RETURN dat_cm_accept(struct dat_cr *cr, struct dat_ep *ep, DAT_COUNT pdata_l
         dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
         return DAT_SUCCESS;
     }
-    DAT_RETURN r = dat_ep_qp_set_max_rd(ep, min_rd(ep->attr.max_rdma_read_out, cr->peer_rd_in));
-    if (r != DAT_SUCCESS) {
+    c->my_psn = next_psn();
+    c->peer_ipv4 = cr->peer_ipv4;
+    memcpy(c->peer_mac, cr->peer_mac, 6);
+    /* Ready to receive before the REP leaves: the requester may send the
+     * moment the REP arrives, before our RTU has been read (its process
+     * does not wait for ours). */
+    if (!qp_to_rts(c, ep, cr->peer_qpn, cr->peer_psn, min_rd(ep->attr.max_rdma_read_out, cr->peer_rd_in))) {
         ep->state = DAT_EP_STATE_UNCONNECTED;
-        return r;
+        return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
     }
     cr->conn = NULL;
     c->cr = NULL;
     c->ep = ep;
     c->phase = PH_WAIT_RTU;
-    c->my_psn = next_psn();
-    c->peer_ipv4 = cr->peer_ipv4;
-    memcpy(c->peer_mac, cr->peer_mac, 6);
     ep->conn = c;
     struct cm_msg m;
     memset(&m, 0, sizeof(m));
@@ -448,21 +452,22 @@ void dat_cm_send_disconnect(struct dat_ep *ep, bool broken)
 
 /* ------------------------------------------------------------- messages */
 
-static void connect_qp(struct cm_conn *c, struct dat_ep *ep, uint32_t peer_qpn, uint32_t peer_psn)
+/* The QP to RTS towards the peer's QP, with the RDMA READ limit both ends
+ * settled on (ours out, theirs in). */
+static bool qp_to_rts(struct cm_conn *c, struct dat_ep *ep, uint32_t peer_qpn, uint32_t peer_psn, uint8_t max_rd)
 {
     struct rnic_qp_remote rem = {
-        .qpn = peer_qpn, .ipv4 = c->peer_ipv4, .sq_psn = c->my_psn, .rq_psn = peer_psn,
+        .qpn = peer_qpn, .ipv4 = c->peer_ipv4, .sq_psn = c->my_psn, .rq_psn = peer_psn, .max_rd = max_rd,
     };
     memcpy(rem.mac, c->peer_mac, 6);
-    if (rnic_qp_connect(ep->qp, &rem) != RNIC_OK) {
-        struct cm_msg m;
-        memset(&m, 0, sizeof(m));
-        m.type = CM_BROKEN;
-        conn_send(c, &m);
-        dat_ep_conn_lost(ep, c->active ? DAT_CONNECTION_EVENT_NON_PEER_REJECTED
-                                       : DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
-        return;
-    }
+    if (rnic_qp_connect(ep->qp, &rem) != RNIC_OK)
+        return false;
+    ep->qp_max_rd = max_rd;
+    return true;
+}
+
+static void established(struct cm_conn *c, struct dat_ep *ep)
+{
     ep->state = DAT_EP_STATE_CONNECTED;
     c->phase = PH_UP;
     c->timer = false;
@@ -471,10 +476,6 @@ static void connect_qp(struct cm_conn *c, struct dat_ep *ep, uint32_t peer_qpn, 
 
 static void on_request(struct cm_conn *c, const struct cm_msg *m)
 {
-    if (m->fabric != fabric_id()) {
-        send_reject(c, CM_REJ_FOREIGN);
-        return;
-    }
     struct dat_obj *sp = dat_handle_lookup_any(c->sp);
     struct dat_evd *evd = NULL;
     struct dat_ep *rsv = NULL;
@@ -574,8 +575,15 @@ static void on_message(struct cm_conn *c, const struct cm_msg *m)
             memcpy(c->peer_mac, m->mac, 6);
             ep->pdata_len = m->pdata_len;
             memcpy(ep->pdata, m->pdata, m->pdata_len);
-            if (dat_ep_qp_set_max_rd(ep, min_rd(ep->attr.max_rdma_read_out, m->rd_in)) != DAT_SUCCESS) {
-                on_loss(c, true);
+            if (!qp_to_rts(c, ep, m->qpn, m->psn, min_rd(ep->attr.max_rdma_read_out, m->rd_in))) {
+                struct cm_msg b;
+                memset(&b, 0, sizeof(b));
+                b.type = CM_BROKEN;
+                conn_send(c, &b);
+                ep->conn = NULL;
+                c->ep = NULL;
+                dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+                dat_cm_conn_release(c);
                 return;
             }
             struct cm_msg rtu;
@@ -585,13 +593,14 @@ static void on_message(struct cm_conn *c, const struct cm_msg *m)
             rtu.psn = c->my_psn;
             fill_local(&rtu, ep);
             conn_send(c, &rtu);
-            connect_qp(c, ep, m->qpn, m->psn);
+            established(c, ep);
         }
         return;
     case CM_RTU:
+        /* Our QP went to RTS when we accepted; the connection is up now. */
         if (!c->active && c->phase == PH_WAIT_RTU && ep) {
             ep->pdata_len = 0;
-            connect_qp(c, ep, m->qpn, m->psn);
+            established(c, ep);
         }
         return;
     case CM_REJ:
@@ -673,6 +682,7 @@ static void accept_on(struct dat_obj *sp, int lfd)
             continue;
         }
         c->phase = PH_WAIT_REQ;
+        dat_progress_poke();
         c->sp = dat_handle_of(sp);
         pair_with_active(c);
     }
@@ -756,6 +766,25 @@ void dat_cm_progress(void)
         }
     }
     reap();
+}
+
+size_t dat_cm_pollfds(struct pollfd *p, size_t max)
+{
+    size_t n = 0;
+    for (struct cm_conn *c = conns; c && n < max; c = c->next) {
+        if (c->fd >= 0 && !c->dead)
+            p[n++] = (struct pollfd){c->fd, (short)(POLLIN | (c->tx_len || c->phase == PH_CONNECTING ? POLLOUT : 0)), 0};
+    }
+    for (struct dat_ia *ia = dat_ias; ia && n < max; ia = ia->next) {
+        for (struct dat_obj *o = ia->objs; o && n < max; o = o->ia_next) {
+            int fd = o->type == DAT_HANDLE_TYPE_PSP   ? ((struct dat_psp *)o)->fd
+                     : o->type == DAT_HANDLE_TYPE_RSP ? ((struct dat_rsp *)o)->fd
+                                                      : -1;
+            if (fd >= 0)
+                p[n++] = (struct pollfd){fd, POLLIN, 0};
+        }
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------- settling */
@@ -851,7 +880,7 @@ uint64_t dat_cm_timers(void)
         for (struct cm_conn *c = conns; c; c = c->next) {
             if (!c->timer || c->dead)
                 continue;
-            uint64_t now = rnic_cycles(c->tdev->rdev);
+            uint64_t now = dat_now(c->tdev);
             if (now >= c->deadline) {
                 c->timer = false;
                 struct dat_ep *ep = c->ep;

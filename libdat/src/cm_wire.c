@@ -32,7 +32,7 @@ size_t cm_msg_pack(const struct cm_msg *m, uint8_t *out)
     out[7] = m->reason;
     put16(out + 8, m->pdata_len);
     memcpy(out + 10, m->mac, 6);
-    put64(out + 16, m->fabric);
+    put64(out + 16, m->sender);
     put64(out + 24, m->conn_qual);
     put32(out + 32, m->qpn);
     put32(out + 36, m->psn);
@@ -56,7 +56,7 @@ long cm_msg_unpack(const uint8_t *buf, size_t len, struct cm_msg *m)
     m->reason = buf[7];
     m->pdata_len = pd;
     memcpy(m->mac, buf + 10, 6);
-    m->fabric = get64(buf + 16);
+    m->sender = get64(buf + 16);
     m->conn_qual = get64(buf + 24);
     m->qpn = get32(buf + 32);
     m->psn = get32(buf + 36);

@@ -4,6 +4,7 @@
  * that EVD and re-arms the CNO. The proxy agent, if any, is called at the
  * trigger.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "dat_internal.h"
@@ -15,6 +16,7 @@ static struct dat_cno *cno_lookup(DAT_CNO_HANDLE h)
 
 DAT_RETURN dat_cno_create(DAT_IA_HANDLE ia_handle, DAT_OS_WAIT_PROXY_AGENT agent, DAT_CNO_HANDLE *cno_handle)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -35,6 +37,7 @@ DAT_RETURN dat_cno_create(DAT_IA_HANDLE ia_handle, DAT_OS_WAIT_PROXY_AGENT agent
 
 DAT_RETURN dat_cno_modify_agent(DAT_CNO_HANDLE cno_handle, DAT_OS_WAIT_PROXY_AGENT agent)
 {
+    DAT_API_LOCK();
     struct dat_cno *cno = cno_lookup(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
@@ -44,6 +47,7 @@ DAT_RETURN dat_cno_modify_agent(DAT_CNO_HANDLE cno_handle, DAT_OS_WAIT_PROXY_AGE
 
 DAT_RETURN dat_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK cno_param_mask, DAT_CNO_PARAM *cno_param)
 {
+    DAT_API_LOCK();
     struct dat_cno *cno = cno_lookup(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
@@ -65,10 +69,11 @@ void dat_cno_destroy(struct dat_cno *cno)
 
 DAT_RETURN dat_cno_free(DAT_CNO_HANDLE cno_handle)
 {
+    DAT_API_LOCK();
     struct dat_cno *cno = cno_lookup(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
-    if (cno->refs > 0)
+    if (cno->refs > 0 || cno->waiters > 0)
         return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE);
     dat_cno_destroy(cno);
     return DAT_SUCCESS;
@@ -81,12 +86,17 @@ static bool cno_triggered(void *arg)
 
 DAT_RETURN dat_cno_wait(DAT_CNO_HANDLE cno_handle, DAT_TIMEOUT timeout, DAT_EVD_HANDLE *evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_cno *cno = cno_lookup(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
     if (!evd_handle)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-    DAT_RETURN r = dat_wait_for(cno->hdr.ia->dev, timeout, cno_triggered, cno);
+    char what[DAT_NAME_MAX_LENGTH + 64];
+    snprintf(what, sizeof(what), "dat_cno_wait on a CNO of IA %s", cno->hdr.ia->name);
+    cno->waiters++;
+    DAT_RETURN r = dat_wait_for(cno->hdr.ia->dev, timeout, cno_triggered, cno, what);
+    cno->waiters--;
     if (r != DAT_SUCCESS)
         return r;
     *evd_handle = DAT_H(cno->triggered);

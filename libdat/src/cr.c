@@ -26,6 +26,7 @@ void dat_cr_destroy(struct dat_cr *cr)
 
 DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK cr_param_mask, DAT_CR_PARAM *cr_param)
 {
+    DAT_API_LOCK();
     struct dat_cr *cr = cr_lookup(cr_handle);
     if (!cr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -44,6 +45,7 @@ DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK cr_param_mask
 DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle, DAT_COUNT private_data_size,
                          const DAT_PVOID private_data)
 {
+    DAT_API_LOCK();
     struct dat_cr *cr = cr_lookup(cr_handle);
     if (!cr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -78,6 +80,7 @@ DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle, DAT_C
 
 DAT_RETURN dat_cr_reject(DAT_CR_HANDLE cr_handle)
 {
+    DAT_API_LOCK();
     struct dat_cr *cr = cr_lookup(cr_handle);
     if (!cr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -87,6 +90,7 @@ DAT_RETURN dat_cr_reject(DAT_CR_HANDLE cr_handle)
 
 DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 {
+    DAT_API_LOCK();
     (void)handoff;
     if (!cr_lookup(cr_handle))
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
@@ -115,6 +119,7 @@ DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle, DAT_IA_ADDRESS_PTR remote_ia_
                           const DAT_PVOID private_data, DAT_QOS quality_of_service,
                           DAT_CONNECT_FLAGS connect_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -138,6 +143,7 @@ DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle, DAT_EP_HANDLE ep_dup_hand
                               DAT_COUNT private_data_size, const DAT_PVOID private_data,
                               DAT_QOS quality_of_service)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);

@@ -2,9 +2,12 @@
  * libdat internals: the objects behind the DAT handles and the helpers the
  * source files share. Nothing here is visible to consumers.
  *
- * Threading: the provider is not thread safe (DAT_THREADSAFE is DAT_FALSE);
- * every call runs on the caller's thread, as does the simulation, which
- * only advances inside the waits (see progress.c).
+ * Threading (lock.c): every DAT call holds one library lock, released only
+ * while a wait blocks, so a thread waiting in dat_evd_wait never stops
+ * another thread's posts. When time runs by itself (free-running
+ * simulation, hardware), a progress thread (progress.c) answers the
+ * connection manager and moves completions into EVDs while the consumer
+ * computes, sleeps or polls.
  */
 #ifndef LIBDAT_INTERNAL_H
 #define LIBDAT_INTERNAL_H
@@ -15,6 +18,7 @@
 #include <dat/dat_registry.h>
 #pragma GCC visibility pop
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,12 +93,51 @@ static inline struct dat_obj *dat_handle_lookup(DAT_HANDLE h, DAT_HANDLE_TYPE ty
 
 #define DAT_H(obj) dat_handle_of(&(obj)->hdr)
 
+/* ---------------------------------------------------------------- lock */
+
+/* The library lock (recursive: a proxy agent may call back in). Every DAT
+ * entry point takes it with DAT_API_LOCK() as its first statement; it is
+ * released when the function returns, however it returns. */
+void dat_lock(void);
+void dat_unlock(void);
+struct dat_api_guard {
+    char unused;
+};
+static inline struct dat_api_guard dat_api_enter(void)
+{
+    dat_lock();
+    return (struct dat_api_guard){0};
+}
+static inline void dat_api_leave(struct dat_api_guard *g)
+{
+    (void)g;
+    dat_unlock();
+}
+#define DAT_API_LOCK()                                                                                       \
+    struct dat_api_guard dat_api_guard_ __attribute__((cleanup(dat_api_leave), unused)) = dat_api_enter()
+
+/* Something a waiter may be waiting for happened (an event was queued, a
+ * connection changed): waiters look again when the lock is next released. */
+void dat_waiters_kick(void);
+/* Blocks the calling thread, with the library lock released, until
+ * dat_waiters_kick, a connection-manager socket (lockstep, `with_cm`) or
+ * `timeout_ns` (UINT64_MAX: no limit). */
+void dat_block(uint64_t timeout_ns, bool with_cm);
+/* Runs rnic_wait_any with the library lock released. */
+void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles);
+/* More than one thread has called into the library. */
+extern bool dat_threaded;
+
 /* ---------------------------------------------------------------- time */
 
 /* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
 uint64_t dat_cycles_per_us(void);
-/* Simulated microseconds an "infinite" wait is bounded by. */
-uint64_t dat_wait_limit_us(void);
+/* The device's clock, in cycles. */
+uint64_t dat_now(const struct dat_dev *dev);
+/* Whether time passes without libdat's calls (free-running simulation, a
+ * board): then the progress thread runs. Checked and remembered. */
+bool dat_time_runs_alone(void);
+extern bool dat_freerun;
 
 /* -------------------------------------------------------------- devices */
 
@@ -151,6 +194,7 @@ struct dat_cno {
     DAT_OS_WAIT_PROXY_AGENT agent;
     struct dat_evd *triggered;           /* first EVD that notified since the last wait */
     int refs;                            /* EVDs attached */
+    int waiters;                         /* threads in dat_cno_wait on it */
 };
 
 /* ---------------------------------------------------------------- EVD */
@@ -172,6 +216,7 @@ struct dat_evd {
     uint32_t cq_entries;
     struct dat_evd *cq_next;             /* dev->cq_evds list */
     int refs;                            /* EPs, PSPs, RSPs using it */
+    int waiters;                         /* threads in dat_evd_wait on it */
 };
 
 /* Append an event; an overflow is reported on the IA's async EVD. */
@@ -286,9 +331,6 @@ static inline uint8_t dat_req_wqe_flags(struct dat_ep *ep, uint64_t seq, bool de
 
 /* A configured EP (PZ, request and connect EVDs) has a hardware QP. */
 DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
-/* Rebuild the (still unconnected) QP for the RDMA READ limit the
- * connection agreed on; posted receives move over. */
-DAT_RETURN dat_ep_qp_set_max_rd(struct dat_ep *ep, uint8_t max_rd);
 /* Let outstanding work complete (flushed) so the QP number can go. */
 void dat_ep_quiesce(struct dat_ep *ep);
 /* Connection ends: flush the QP and report `event` on the connect EVD. */
@@ -360,6 +402,7 @@ void dat_rmr_bind_failed(DAT_RMR_HANDLE rmr);
 struct dat_ia_entry {
     char ia_name[DAT_NAME_MAX_LENGTH];
     char device[64];
+    char options[256];                   /* driver options from ia_params (sim_mode=, link_local=, link_peer=) */
     struct in_addr cm_addr;              /* 0: derive from the NIC index */
     int coherency;                       /* RNIC_HOST_*: coherency=; RNIC_HOST_DEFAULT if not given */
     DAT_UINT32 major, minor;
@@ -399,13 +442,22 @@ void dat_sync_tell(struct dat_ia *ia);
 
 /* ------------------------------------------------------------ progress */
 
+/* Completions into EVDs and connection messages answered, without
+ * blocking. */
+void dat_progress(void);
 /* Like dat_progress, but first lets every connection message already sent
  * inside this process arrive, so what happens next does not depend on the
  * host's scheduling. */
 void dat_progress_settled(void);
-/* Advance the simulation until cond(arg) holds or timeout_us of adapter
- * time pass (DAT_TIMEOUT_INFINITE: the wait limit). */
-DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond)(void *), void *arg);
+/* Until cond(arg) holds or timeout_us of adapter time pass
+ * (DAT_TIMEOUT_INFINITE: until it holds). `what` names the wait in the
+ * report of a wait nothing can end. */
+DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond)(void *), void *arg,
+                        const char *what);
+/* Starts the progress thread once time runs alone. */
+void dat_progress_thread_check(void);
+/* The progress thread looks again at its sockets and timers (one was added). */
+void dat_progress_poke(void);
 
 /* ------------------------------------------------------------------ CM */
 
@@ -424,6 +476,8 @@ DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CO
 void dat_cm_unlisten(int fd);
 void dat_cm_progress(void);
 void dat_cm_settle(void);
+/* The sockets the connection manager waits on (listeners, connections). */
+size_t dat_cm_pollfds(struct pollfd *p, size_t max);
 /* Connection timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
 uint64_t dat_cm_timers(void);
 /* TCP port that conn_qual maps to on an IA address; 0 if none. */

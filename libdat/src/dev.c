@@ -28,13 +28,22 @@ DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
     struct dat_dev *d = dat_zalloc(sizeof(*d));
     if (!d)
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-    int rc = rnic_open(e->device, &d->rdev);
+    int rc = rnic_open_with(e->device, e->options[0] ? e->options : NULL, &d->rdev);
     if (rc != RNIC_OK) {
         free(d);
         if (rc == RNIC_E_NOMEM)
             return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+        /* The NIC exists but its link socket's port is taken (the platform
+         * says which on stderr): another process has this NIC open. */
+        if (rc == RNIC_E_BUSY)
+            return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_DEVICE);
+        /* A sim_mode= or link_*= value the platform refused. */
+        if (rc == RNIC_E_INVAL)
+            return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
         return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
     }
+    if (dat_threaded)
+        rnic_time_run_alone(d->rdev);
     /* Set even to DEFAULT: a simulated NIC keeps the mode an IA closed
      * earlier gave it. */
     if (rnic_set_host_coherency(d->rdev, e->coherency) != RNIC_OK) {

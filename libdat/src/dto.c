@@ -64,7 +64,9 @@ static inline DAT_RETURN build_sges(const struct dat_ep *ep, DAT_COUNT n, const 
     return DAT_SUCCESS;
 }
 
-/* A DTO posted on a DISCONNECTED EP completes at once, flushed. */
+/* A DTO posted on a DISCONNECTED EP completes flushed: at once when nothing
+ * earlier of its queue is outstanding; else it goes to the QP (in error),
+ * whose flush completes it behind the earlier ones, in the order posted. */
 static void flush_now(struct dat_ep *ep, struct dat_evd *evd, DAT_DTO_COOKIE cookie)
 {
     DAT_EVENT ev;
@@ -91,8 +93,8 @@ static inline DAT_RETURN check_flags(DAT_COMPLETION_FLAGS f, unsigned allowed,
 static DAT_RETURN post_request(struct dat_ep *ep, uint8_t op, struct rnic_sge *sg, int nsg, uint64_t len,
                                const DAT_RMR_TRIPLET *remote, DAT_DTO_COOKIE cookie, DAT_COMPLETION_FLAGS f)
 {
-    /* Checked and accepted on a DISCONNECTED EP, then flushed at once. */
-    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
+    /* Checked and accepted on a DISCONNECTED EP, then flushed. */
+    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED && ep->sq_head == ep->sq_tail)) {
         flush_now(ep, ep->req_evd, cookie);
         return DAT_SUCCESS;
     }
@@ -160,6 +162,7 @@ static inline DAT_RETURN request_prologue(DAT_EP_HANDLE h, DAT_COMPLETION_FLAGS 
 DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT_LMR_TRIPLET *local_iov,
                             DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS completion_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep;
     DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_SEND, DAT_INVALID_ARG5, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
@@ -179,6 +182,7 @@ DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segment
                                   DAT_DTO_COOKIE user_cookie, const DAT_RMR_TRIPLET *remote_buffer,
                                   DAT_COMPLETION_FLAGS completion_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep;
     DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_RDMA, DAT_INVALID_ARG6, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
@@ -201,6 +205,7 @@ DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments
                                  DAT_DTO_COOKIE user_cookie, const DAT_RMR_TRIPLET *remote_buffer,
                                  DAT_COMPLETION_FLAGS completion_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep;
     DAT_RETURN r = request_prologue(ep_handle, completion_flags, REQ_FLAGS_RDMA, DAT_INVALID_ARG6, &ep);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
@@ -232,6 +237,7 @@ DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments
 DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT_LMR_TRIPLET *local_iov,
                             DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS completion_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = (struct dat_ep *)dat_handle_lookup(ep_handle, DAT_HANDLE_TYPE_EP);
     if (DAT_UNLIKELY(!ep))
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -252,7 +258,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT
     DAT_RETURN r = build_sges(ep, num_segments, local_iov, ep->attr.max_recv_iov, DIR_WRITE_LOCAL, sg, &nsg, &total);
     if (DAT_UNLIKELY(r != DAT_SUCCESS))
         return r;
-    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED)) {
+    if (DAT_UNLIKELY(ep->state == DAT_EP_STATE_DISCONNECTED && ep->rq_head == ep->rq_tail)) {
         flush_now(ep, ep->recv_evd, user_cookie);
         return DAT_SUCCESS;
     }

@@ -199,25 +199,6 @@ static void qp_drop(struct dat_ep *ep)
     ep->qp = NULL;
 }
 
-DAT_RETURN dat_ep_qp_set_max_rd(struct dat_ep *ep, uint8_t max_rd)
-{
-    if (max_rd == 0)
-        max_rd = 1;
-    if (ep->qp && ep->qp_max_rd == max_rd)
-        return DAT_SUCCESS;
-    /* Still INIT and never connected: its receive ring is all it holds. */
-    qp_drop(ep);
-    DAT_RETURN r = dat_ep_qp_build(ep, max_rd);
-    if (r != DAT_SUCCESS)
-        return r;
-    for (uint64_t s = ep->rq_tail; s < ep->rq_head; s++) {
-        const struct dat_recv_desc *d = &ep->rq[s & ep->rq_mask];
-        if (rnic_post_recv(ep->qp, s, d->sge, d->nsge) != RNIC_OK)
-            return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
-    }
-    return DAT_SUCCESS;
-}
-
 static bool ep_idle(const struct dat_ep *ep)
 {
     return ep->sq_tail == ep->sq_head && ep->rq_tail == ep->rq_head;
@@ -293,7 +274,7 @@ uint64_t dat_ep_graceful_timers(void)
             struct dat_ep *ep = (struct dat_ep *)o;
             if (ep->state != DAT_EP_STATE_DISCONNECT_PENDING || !ep->graceful)
                 continue;
-            uint64_t now = rnic_cycles(ia->dev->rdev);
+            uint64_t now = dat_now(ia->dev);
             if (now >= ep->graceful_deadline) {
                 finish_disconnect(ep);
                 return 0;   /* the lists may have changed: the caller comes back */
@@ -429,6 +410,7 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_E
                          DAT_EVD_HANDLE request_evd_handle, DAT_EVD_HANDLE connect_evd_handle,
                          const DAT_EP_ATTR *ep_attributes, DAT_EP_HANDLE *ep_handle)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -497,6 +479,7 @@ DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_hand
                                   DAT_SRQ_HANDLE srq_handle, const DAT_EP_ATTR *ep_attributes,
                                   DAT_EP_HANDLE *ep_handle)
 {
+    DAT_API_LOCK();
     (void)pz_handle;
     (void)recv_evd_handle;
     (void)request_evd_handle;
@@ -514,6 +497,7 @@ DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_hand
 
 DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask, DAT_EP_PARAM *ep_param)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -571,6 +555,7 @@ static void attr_merge(DAT_EP_ATTR *a, DAT_EP_PARAM_MASK m, const DAT_EP_ATTR *n
 
 DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask, const DAT_EP_PARAM *ep_param)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -663,6 +648,7 @@ void dat_ep_destroy(struct dat_ep *ep)
 
 DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -675,6 +661,7 @@ DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle)
 
 DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -700,6 +687,7 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state, DAT_BOOLEAN *recv_idle,
                              DAT_BOOLEAN *request_idle)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -715,6 +703,7 @@ DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state, DA
 
 DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flags)
 {
+    DAT_API_LOCK();
     struct dat_ep *ep = ep_lookup(ep_handle);
     if (!ep)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -726,7 +715,8 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flag
             /* In-flight requests finish first; receives are flushed after. */
             ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
             ep->graceful = true;
-            ep->graceful_deadline = rnic_cycles(ep->hdr.ia->dev->rdev) + GRACEFUL_LIMIT_US * dat_cycles_per_us();
+            ep->graceful_deadline = dat_now(ep->hdr.ia->dev) + GRACEFUL_LIMIT_US * dat_cycles_per_us();
+            dat_progress_poke();
             return DAT_SUCCESS;
         }
         finish_disconnect(ep);
@@ -747,6 +737,7 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flag
 
 DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle, DAT_COUNT *nbufs_allocated, DAT_COUNT *bufs_alloc_span)
 {
+    DAT_API_LOCK();
     (void)nbufs_allocated;
     (void)bufs_alloc_span;
     if (!ep_lookup(ep_handle))
@@ -757,6 +748,7 @@ DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle, DAT_COUNT *nbufs_allocated
 DAT_RETURN dat_ep_set_watermark(DAT_EP_HANDLE ep_handle, DAT_COUNT soft_high_watermark,
                                 DAT_COUNT hard_high_watermark)
 {
+    DAT_API_LOCK();
     (void)soft_high_watermark;
     (void)hard_high_watermark;
     if (!ep_lookup(ep_handle))

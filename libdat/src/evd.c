@@ -4,6 +4,7 @@
  * drained into the ring whenever libdat runs (dequeue, wait, progress).
  * Connection events are pushed by the connection manager.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,7 @@ DAT_RETURN dat_evd_make(struct dat_ia *ia, DAT_COUNT qlen, struct dat_cno *cno, 
 DAT_RETURN dat_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen, DAT_CNO_HANDLE cno_handle,
                           DAT_EVD_FLAGS evd_flags, DAT_EVD_HANDLE *evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -139,17 +141,21 @@ void dat_evd_destroy(struct dat_evd *evd)
 
 DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
     if (evd->refs > 0 || evd == evd->hdr.ia->async_evd)
         return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+    if (evd->waiters > 0)
+        return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_WAITER);
     dat_evd_destroy(evd);
     return DAT_SUCCESS;
 }
 
 DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK evd_param_mask, DAT_EVD_PARAM *evd_param)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -169,6 +175,7 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK evd_param
 
 DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -234,6 +241,7 @@ void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify)
     e->ev.evd_handle = DAT_H(evd);
     e->notify = notify;
     evd->count++;
+    dat_waiters_kick();
     if (notify) {
         evd->n_notify++;
         if (evd->enabled && evd->cno)
@@ -257,7 +265,7 @@ void dat_evd_drain_cq(struct dat_evd *evd)
     struct rnic_wc wc[8];
     int n;
     do {
-        n = rnic_cq_poll(evd->cq, wc, 8);
+        n = rnic_cq_take(evd->cq, wc, 8);
         for (int i = 0; i < n; i++) {
             struct dat_ep *ep = wc[i].qpn < dev->info.num_qp ? dev->ep_by_qpn[wc[i].qpn] : NULL;
             if (ep)
@@ -268,6 +276,7 @@ void dat_evd_drain_cq(struct dat_evd *evd)
 
 DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -281,6 +290,7 @@ DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (DAT_UNLIKELY(!evd))
         return BAD_EVD;
@@ -293,8 +303,13 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
             dat_progress_settled();
         else if (evd->cq)
             dat_evd_drain_cq(evd);
-        if (evd->count == 0)
+        if (evd->count == 0) {
+            /* Looking costs the CPU time: in lockstep it is NIC time too, so
+             * a polling loop sees the NIC move, the same way every run. */
+            if (!dat_time_runs_alone())
+                rnic_cpu_delay(evd->hdr.ia->dev->rdev, RNIC_POLL_CYCLES);
             return DAT_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+        }
     }
     evd_pop(evd, event);
     return DAT_SUCCESS;
@@ -314,6 +329,7 @@ static bool evd_ready(void *p)
 DAT_RETURN dat_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout, DAT_COUNT threshold, DAT_EVENT *event,
                         DAT_COUNT *nmore)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -326,7 +342,12 @@ DAT_RETURN dat_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout, DAT_COUN
     if (!evd->waitable)
         return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE);
     struct wait_arg w = { evd, (uint32_t)threshold };
-    DAT_RETURN r = dat_wait_for(evd->hdr.ia->dev, timeout, evd_ready, &w);
+    char what[DAT_NAME_MAX_LENGTH + 96];
+    snprintf(what, sizeof(what), "dat_evd_wait on an EVD of IA %s (streams 0x%x, threshold %d)", evd->hdr.ia->name,
+             (unsigned)evd->flags, (int)threshold);
+    evd->waiters++;
+    DAT_RETURN r = dat_wait_for(evd->hdr.ia->dev, timeout, evd_ready, &w, what);
+    evd->waiters--;
     if (r != DAT_SUCCESS) {
         *nmore = (DAT_COUNT)evd->count;
         return r;
@@ -338,6 +359,7 @@ DAT_RETURN dat_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout, DAT_COUN
 
 DAT_RETURN dat_evd_enable(DAT_EVD_HANDLE evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -347,6 +369,7 @@ DAT_RETURN dat_evd_enable(DAT_EVD_HANDLE evd_handle)
 
 DAT_RETURN dat_evd_disable(DAT_EVD_HANDLE evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -356,6 +379,7 @@ DAT_RETURN dat_evd_disable(DAT_EVD_HANDLE evd_handle)
 
 DAT_RETURN dat_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -365,6 +389,7 @@ DAT_RETURN dat_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
 
 DAT_RETURN dat_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;
@@ -374,6 +399,7 @@ DAT_RETURN dat_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 
 DAT_RETURN dat_evd_modify_cno(DAT_EVD_HANDLE evd_handle, DAT_CNO_HANDLE cno_handle)
 {
+    DAT_API_LOCK();
     struct dat_evd *evd = evd_lookup(evd_handle);
     if (!evd)
         return BAD_EVD;

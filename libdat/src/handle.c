@@ -119,6 +119,7 @@ void dat_ia_unlink(struct dat_obj *obj)
 
 DAT_RETURN dat_set_consumer_context(DAT_HANDLE dat_handle, DAT_CONTEXT context)
 {
+    DAT_API_LOCK();
     struct dat_obj *o = dat_handle_lookup_any(dat_handle);
     if (!o)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
@@ -128,6 +129,7 @@ DAT_RETURN dat_set_consumer_context(DAT_HANDLE dat_handle, DAT_CONTEXT context)
 
 DAT_RETURN dat_get_consumer_context(DAT_HANDLE dat_handle, DAT_CONTEXT *context)
 {
+    DAT_API_LOCK();
     struct dat_obj *o = dat_handle_lookup_any(dat_handle);
     if (!o)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
@@ -139,6 +141,7 @@ DAT_RETURN dat_get_consumer_context(DAT_HANDLE dat_handle, DAT_CONTEXT *context)
 
 DAT_RETURN dat_get_handle_type(DAT_HANDLE dat_handle, DAT_HANDLE_TYPE *handle_type)
 {
+    DAT_API_LOCK();
     struct dat_obj *o = dat_handle_lookup_any(dat_handle);
     if (!o)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);

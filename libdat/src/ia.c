@@ -18,6 +18,7 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
                         DAT_EVD_HANDLE *async_evd_handle, DAT_IA_HANDLE *ia_handle,
                         DAT_UINT32 dat_major, DAT_UINT32 dat_minor, DAT_BOOLEAN thread_safety)
 {
+    DAT_API_LOCK();
     if (!ia_name || strnlen(ia_name, DAT_NAME_MAX_LENGTH) == DAT_NAME_MAX_LENGTH)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     if (!async_evd_handle)
@@ -37,9 +38,9 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
         return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_MAJOR_NOT_FOUND);
     if (dat_minor > e.minor)
         return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_MINOR_NOT_FOUND);
-    /* Not thread safe, whatever a dat.conf line claims. */
-    if (thread_safety != DAT_FALSE)
-        return DAT_ERR(DAT_PROVIDER_NOT_FOUND, DAT_THREAD_SAFETY_NOT_FOUND);
+    /* Thread safe always (lock.c): a consumer that asks for it, or not, gets it. */
+    if (thread_safety != DAT_FALSE && thread_safety != DAT_TRUE)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
 
     struct dat_evd *given = NULL;
     if (*async_evd_handle == DAT_HANDLE_NULL) {
@@ -138,7 +139,7 @@ static void fill_provider_attr(const struct dat_ia *ia, DAT_PROVIDER_ATTR *p)
     p->iov_ownership_on_return = DAT_IOV_CONSUMER;   /* the WQE holds a copy */
     p->dat_qos_supported = DAT_QOS_BEST_EFFORT;
     p->completion_flags_supported = (DAT_COMPLETION_FLAGS)0x1F;
-    p->is_thread_safe = DAT_FALSE;
+    p->is_thread_safe = DAT_TRUE;
     p->max_private_data_size = DAT_RNIC_MAX_PDATA;
     p->supports_multipath = DAT_FALSE;
     p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
@@ -158,6 +159,7 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd_handl
                         DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
                         DAT_PROVIDER_ATTR_MASK provider_attr_mask, DAT_PROVIDER_ATTR *provider_attr)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = ia_lookup(ia_handle);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -222,6 +224,7 @@ static bool ia_in_use(const struct dat_ia *ia)
 
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = ia_lookup(ia_handle);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -229,6 +232,12 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ia_in_use(ia))
         return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+    /* Not even abruptly while another thread waits in one of its EVDs or
+     * CNOs: that thread would wake up in freed memory. */
+    for (const struct dat_obj *o = ia->objs; o; o = o->ia_next)
+        if ((o->type == DAT_HANDLE_TYPE_EVD && ((const struct dat_evd *)o)->waiters > 0) ||
+            (o->type == DAT_HANDLE_TYPE_CNO && ((const struct dat_cno *)o)->waiters > 0))
+            return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
     /* Another IA opened with this IA's async EVD: a graceful close waits
      * for it; an abrupt one leaves that IA without an async EVD. */
     if (ia->owns_async_evd && ia->async_evd->refs > 0) {

@@ -124,6 +124,7 @@ DAT_RETURN dat_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type, DAT_RE
                           DAT_LMR_HANDLE *lmr_handle, DAT_LMR_CONTEXT *lmr_context, DAT_RMR_CONTEXT *rmr_context,
                           DAT_VLEN *registered_size, DAT_VADDR *registered_address)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -223,6 +224,7 @@ DAT_RETURN dat_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type, DAT_RE
 
 DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK lmr_param_mask, DAT_LMR_PARAM *lmr_param)
 {
+    DAT_API_LOCK();
     struct dat_lmr *lmr = (struct dat_lmr *)dat_handle_lookup(lmr_handle, DAT_HANDLE_TYPE_LMR);
     if (!lmr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
@@ -265,6 +267,7 @@ void dat_lmr_destroy(struct dat_lmr *lmr)
 
 DAT_RETURN dat_lmr_free(DAT_LMR_HANDLE lmr_handle)
 {
+    DAT_API_LOCK();
     struct dat_lmr *lmr = (struct dat_lmr *)dat_handle_lookup(lmr_handle, DAT_HANDLE_TYPE_LMR);
     if (!lmr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
@@ -307,6 +310,7 @@ static DAT_RETURN lmr_sync(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *segs,
 DAT_RETURN dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *local_segments,
                                   DAT_VLEN num_segments)
 {
+    DAT_API_LOCK();
     /* What the CPU wrote becomes visible to an incoming RDMA READ: a flush. */
     return lmr_sync(ia_handle, local_segments, num_segments, RNIC_SYNC_FOR_DEVICE);
 }
@@ -314,6 +318,7 @@ DAT_RETURN dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET
 DAT_RETURN dat_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle, const DAT_LMR_TRIPLET *local_segments,
                                    DAT_VLEN num_segments)
 {
+    DAT_API_LOCK();
     /* What an incoming RDMA WRITE put there becomes visible to the CPU, and
      * what the CPU wrote there is written back first, so a later incoming
      * WRITE is not overwritten by it (the page's "local writes" rule). */

@@ -5,6 +5,7 @@
 
 DAT_RETURN dat_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -29,6 +30,7 @@ DAT_RETURN dat_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 
 DAT_RETURN dat_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK pz_param_mask, DAT_PZ_PARAM *pz_param)
 {
+    DAT_API_LOCK();
     struct dat_pz *pz = (struct dat_pz *)dat_handle_lookup(pz_handle, DAT_HANDLE_TYPE_PZ);
     if (!pz)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
@@ -50,6 +52,7 @@ void dat_pz_destroy(struct dat_pz *pz)
 
 DAT_RETURN dat_pz_free(DAT_PZ_HANDLE pz_handle)
 {
+    DAT_API_LOCK();
     struct dat_pz *pz = (struct dat_pz *)dat_handle_lookup(pz_handle, DAT_HANDLE_TYPE_PZ);
     if (!pz)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);

@@ -10,7 +10,10 @@
  * device ("rnic1", "vfio:0000:01:00.0"), then optional key=value words:
  * cm_addr=<IPv4> sets the IA address the connection manager listens on;
  * coherency=coherent|noncoherent sets the host's coherency (the device's
- * mode while it is open; a simulated NIC can be either).
+ * mode while it is open; a simulated NIC can be either); sim_mode=auto|
+ * lockstep|freerun, link_local=<host:port> and link_peer=<host:port> go to
+ * the simulated platform (how time runs, and where the NIC's link socket
+ * is and where its peer's is: docs/platform.md).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -63,6 +66,19 @@ static bool parse_ia_params(char *params, struct dat_ia_entry *e)
     while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
         if (strncmp(tok, "cm_addr=", 8) == 0 && inet_pton(AF_INET, tok + 8, &e->cm_addr) != 1)
             return false;
+        static const struct {
+            const char *word, *option;
+        } platform[] = {{"sim_mode=", "mode="}, {"link_local=", "link_local="}, {"link_peer=", "link_peer="}};
+        for (size_t i = 0; i < sizeof(platform) / sizeof(platform[0]); i++) {
+            const size_t k = strlen(platform[i].word);
+            if (strncmp(tok, platform[i].word, k) == 0) {
+                const size_t used = strlen(e->options);
+                const int w = snprintf(e->options + used, sizeof(e->options) - used, "%s%s%s", used ? " " : "",
+                                       platform[i].option, tok + k);
+                if (w < 0 || (size_t)w >= sizeof(e->options) - used)
+                    return false;
+            }
+        }
         if (strncmp(tok, "coherency=", 10) == 0) {
             if (strcmp(tok + 10, "coherent") == 0)
                 e->coherency = RNIC_HOST_COHERENT;
@@ -153,7 +169,7 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out)
         strcpy(out->device, name);
         out->major = DAT_VERSION_MAJOR;
         out->minor = DAT_VERSION_MINOR;
-        out->thread_safe = DAT_FALSE;
+        out->thread_safe = DAT_TRUE;
         out->coherency = RNIC_HOST_DEFAULT;
         return DAT_SUCCESS;
     }
@@ -195,6 +211,7 @@ static unsigned builtin_count(void)
 DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entries_returned,
                                        DAT_PROVIDER_INFO *(dat_provider_list[]))
 {
+    DAT_API_LOCK();
     if (max_to_return < 0)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     if (!entries_returned)
@@ -206,7 +223,7 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entri
     for (unsigned i = 0; i < builtin_count(); i++) {
         char name[16];
         snprintf(name, sizeof(name), "rnic%u", i);
-        list_add(&la, name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_FALSE);
+        list_add(&la, name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_TRUE);
     }
     /* With room for none, report how many there are. */
     *entries_returned = max_to_return == 0 ? la.n : (la.n < max_to_return ? la.n : max_to_return);
@@ -218,6 +235,7 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entri
 
 DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider, const DAT_PROVIDER_INFO *provider_info)
 {
+    DAT_API_LOCK();
     (void)provider;
     (void)provider_info;
     return DAT_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
@@ -226,6 +244,7 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider, const DAT_PROVIDER_
 DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
                                         const DAT_PROVIDER_INFO *provider_info)
 {
+    DAT_API_LOCK();
     (void)provider;
     (void)provider_info;
     return DAT_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);

@@ -39,6 +39,7 @@ static void rmr_attach(struct dat_rmr *rmr, struct dat_lmr *lmr)
 
 DAT_RETURN dat_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 {
+    DAT_API_LOCK();
     struct dat_pz *pz = (struct dat_pz *)dat_handle_lookup(pz_handle, DAT_HANDLE_TYPE_PZ);
     if (!pz)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
@@ -68,6 +69,7 @@ DAT_RETURN dat_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 
 DAT_RETURN dat_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK rmr_param_mask, DAT_RMR_PARAM *rmr_param)
 {
+    DAT_API_LOCK();
     struct dat_rmr *rmr = (struct dat_rmr *)dat_handle_lookup(rmr_handle, DAT_HANDLE_TYPE_RMR);
     if (!rmr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
@@ -96,6 +98,7 @@ void dat_rmr_destroy(struct dat_rmr *rmr)
 
 DAT_RETURN dat_rmr_free(DAT_RMR_HANDLE rmr_handle)
 {
+    DAT_API_LOCK();
     struct dat_rmr *rmr = (struct dat_rmr *)dat_handle_lookup(rmr_handle, DAT_HANDLE_TYPE_RMR);
     if (!rmr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
@@ -138,6 +141,7 @@ DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, const DAT_LMR_TRIPLET *lmr_tr
                         DAT_MEM_PRIV_FLAGS mem_privileges, DAT_EP_HANDLE ep_handle, DAT_RMR_COOKIE user_cookie,
                         DAT_COMPLETION_FLAGS completion_flags, DAT_RMR_CONTEXT *rmr_context)
 {
+    DAT_API_LOCK();
     struct dat_rmr *rmr = (struct dat_rmr *)dat_handle_lookup(rmr_handle, DAT_HANDLE_TYPE_RMR);
     if (!rmr)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);

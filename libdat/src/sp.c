@@ -59,17 +59,20 @@ static DAT_RETURN psp_make(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual, bool any
 DAT_RETURN dat_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual, DAT_EVD_HANDLE evd_handle,
                           DAT_PSP_FLAGS psp_flags, DAT_PSP_HANDLE *psp_handle)
 {
+    DAT_API_LOCK();
     return psp_make(ia_handle, conn_qual, false, NULL, evd_handle, psp_flags, psp_handle);
 }
 
 DAT_RETURN dat_psp_create_any(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *conn_qual, DAT_EVD_HANDLE evd_handle,
                               DAT_PSP_FLAGS psp_flags, DAT_PSP_HANDLE *psp_handle)
 {
+    DAT_API_LOCK();
     return psp_make(ia_handle, 0, true, conn_qual, evd_handle, psp_flags, psp_handle);
 }
 
 DAT_RETURN dat_psp_query(DAT_PSP_HANDLE psp_handle, DAT_PSP_PARAM_MASK psp_param_mask, DAT_PSP_PARAM *psp_param)
 {
+    DAT_API_LOCK();
     struct dat_psp *psp = (struct dat_psp *)dat_handle_lookup(psp_handle, DAT_HANDLE_TYPE_PSP);
     if (!psp)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
@@ -96,6 +99,7 @@ void dat_psp_destroy(struct dat_psp *psp)
 
 DAT_RETURN dat_psp_free(DAT_PSP_HANDLE psp_handle)
 {
+    DAT_API_LOCK();
     struct dat_psp *psp = (struct dat_psp *)dat_handle_lookup(psp_handle, DAT_HANDLE_TYPE_PSP);
     if (!psp)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
@@ -106,6 +110,7 @@ DAT_RETURN dat_psp_free(DAT_PSP_HANDLE psp_handle)
 DAT_RETURN dat_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual, DAT_EP_HANDLE ep_handle,
                           DAT_EVD_HANDLE evd_handle, DAT_RSP_HANDLE *rsp_handle)
 {
+    DAT_API_LOCK();
     struct dat_ia *ia = (struct dat_ia *)dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA);
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -146,6 +151,7 @@ DAT_RETURN dat_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual, DAT_
 
 DAT_RETURN dat_rsp_query(DAT_RSP_HANDLE rsp_handle, DAT_RSP_PARAM_MASK rsp_param_mask, DAT_RSP_PARAM *rsp_param)
 {
+    DAT_API_LOCK();
     struct dat_rsp *rsp = (struct dat_rsp *)dat_handle_lookup(rsp_handle, DAT_HANDLE_TYPE_RSP);
     if (!rsp)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
@@ -177,6 +183,7 @@ void dat_rsp_destroy(struct dat_rsp *rsp)
 
 DAT_RETURN dat_rsp_free(DAT_RSP_HANDLE rsp_handle)
 {
+    DAT_API_LOCK();
     struct dat_rsp *rsp = (struct dat_rsp *)dat_handle_lookup(rsp_handle, DAT_HANDLE_TYPE_RSP);
     if (!rsp)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);

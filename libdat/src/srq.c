@@ -7,6 +7,7 @@
 DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_SRQ_ATTR *srq_attr,
                           DAT_SRQ_HANDLE *srq_handle)
 {
+    DAT_API_LOCK();
     (void)srq_attr;
     (void)srq_handle;
     if (!dat_handle_lookup(ia_handle, DAT_HANDLE_TYPE_IA))
@@ -20,6 +21,7 @@ DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle, DAT_
 
 DAT_RETURN dat_srq_free(DAT_SRQ_HANDLE srq_handle)
 {
+    DAT_API_LOCK();
     (void)srq_handle;
     return NO_SRQ;
 }
@@ -27,6 +29,7 @@ DAT_RETURN dat_srq_free(DAT_SRQ_HANDLE srq_handle)
 DAT_RETURN dat_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments, DAT_LMR_TRIPLET *local_iov,
                              DAT_DTO_COOKIE user_cookie)
 {
+    DAT_API_LOCK();
     (void)srq_handle;
     (void)num_segments;
     (void)local_iov;
@@ -36,6 +39,7 @@ DAT_RETURN dat_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments, 
 
 DAT_RETURN dat_srq_query(DAT_SRQ_HANDLE srq_handle, DAT_SRQ_PARAM_MASK srq_param_mask, DAT_SRQ_PARAM *srq_param)
 {
+    DAT_API_LOCK();
     (void)srq_handle;
     (void)srq_param_mask;
     (void)srq_param;
@@ -44,6 +48,7 @@ DAT_RETURN dat_srq_query(DAT_SRQ_HANDLE srq_handle, DAT_SRQ_PARAM_MASK srq_param
 
 DAT_RETURN dat_srq_resize(DAT_SRQ_HANDLE srq_handle, DAT_COUNT srq_max_recv_dto)
 {
+    DAT_API_LOCK();
     (void)srq_handle;
     (void)srq_max_recv_dto;
     return NO_SRQ;
@@ -51,6 +56,7 @@ DAT_RETURN dat_srq_resize(DAT_SRQ_HANDLE srq_handle, DAT_COUNT srq_max_recv_dto)
 
 DAT_RETURN dat_srq_set_lw(DAT_SRQ_HANDLE srq_handle, DAT_COUNT low_watermark)
 {
+    DAT_API_LOCK();
     (void)srq_handle;
     (void)low_watermark;
     return NO_SRQ;

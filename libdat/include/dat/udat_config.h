@@ -8,9 +8,9 @@
 #define DAT_VERSION_MAJOR 1
 #define DAT_VERSION_MINOR 2
 
-/* This provider is not thread safe (see docs/libdat.md); a consumer that
- * defines DAT_THREADSAFE to DAT_TRUE before including the headers is
- * refused at dat_ia_open with DAT_PROVIDER_NOT_FOUND / THREAD_SAFETY. */
+/* The standard's default. This provider is thread safe either way (see
+ * docs/libdat.md): a consumer that defines DAT_THREADSAFE to DAT_TRUE
+ * before including the headers gets the IA it asks for. */
 #ifndef DAT_THREADSAFE
 #define DAT_THREADSAFE DAT_FALSE
 #endif

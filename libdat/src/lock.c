@@ -1,0 +1,126 @@
+/*
+ * The library lock, and how a thread sleeps without it.
+ *
+ * One recursive lock serializes every DAT call: the objects, the handle
+ * table and the driver underneath are then touched by one thread at a time.
+ * It is recursive because a CNO's proxy agent, called while an event is
+ * queued, may call back into the library. A wait never sleeps holding it:
+ * dat_block releases it (however deeply held) and sleeps on an eventfd
+ * that dat_waiters_kick makes readable when the lock is next released, so a
+ * thread blocked in dat_evd_wait never stops another thread's posts.
+ *
+ * The first call from a second thread marks the library threaded; a
+ * simulated platform in auto mode then lets its time run alone (it goes
+ * free-running), since the other thread may post while this one waits.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dat_internal.h"
+
+static pthread_mutex_t big = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static __thread int depth;            /* how often this thread holds `big` */
+static pthread_t first_thread;
+static bool first_seen;
+bool dat_threaded;
+
+static int wake_fd = -1;               /* readable: blocked threads look again */
+static unsigned blocked;               /* threads in dat_block */
+static bool kick_pending;
+
+static void note_thread(void)
+{
+    if (!first_seen) {
+        first_thread = pthread_self();
+        first_seen = true;
+        return;
+    }
+    if (pthread_equal(first_thread, pthread_self()))
+        return;
+    dat_threaded = true;
+    for (struct dat_dev *d = dat_devs; d; d = d->next)
+        rnic_time_run_alone(d->rdev);
+}
+
+void dat_lock(void)
+{
+    pthread_mutex_lock(&big);
+    if (depth++ == 0 && DAT_UNLIKELY(!dat_threaded))
+        note_thread();
+}
+
+void dat_unlock(void)
+{
+    if (depth == 1) {
+        if (DAT_UNLIKELY(kick_pending)) {
+            kick_pending = false;
+            if (blocked > 0 && wake_fd >= 0) {
+                const uint64_t one = 1;
+                (void)!write(wake_fd, &one, sizeof(one));
+            }
+        }
+        if (DAT_UNLIKELY(dat_freerun))
+            dat_progress_thread_check();
+    }
+    depth--;
+    pthread_mutex_unlock(&big);
+}
+
+void dat_waiters_kick(void)
+{
+    kick_pending = true;
+}
+
+static int release_all(void)
+{
+    const int held = depth;
+    for (int i = 0; i < held; i++)
+        pthread_mutex_unlock(&big);
+    depth = 0;
+    return held;
+}
+
+static void reacquire(int held)
+{
+    for (int i = 0; i < held; i++)
+        pthread_mutex_lock(&big);
+    depth = held;
+}
+
+void dat_block(uint64_t timeout_ns, bool with_cm)
+{
+    if (wake_fd < 0)
+        wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct pollfd p[130];
+    nfds_t n = 0;
+    p[n++] = (struct pollfd){wake_fd, POLLIN, 0};
+    if (with_cm)
+        n += dat_cm_pollfds(p + n, sizeof(p) / sizeof(p[0]) - n);
+    /* Nobody else waits: a readable fd is from a kick already seen. */
+    if (blocked == 0) {
+        uint64_t v;
+        while (read(wake_fd, &v, sizeof(v)) > 0) {
+        }
+    }
+    blocked++;
+    /* A second at most: the caller looks at the clock and its condition
+     * again, so a kick lost in any way costs a second, never a hang. */
+    if (timeout_ns > 1000000000u)
+        timeout_ns = 1000000000u;
+    const struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    const int held = release_all();
+    while (ppoll(p, n, &ts, NULL) < 0 && errno == EINTR) {
+    }
+    reacquire(held);
+    blocked--;
+}
+
+void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles)
+{
+    const int held = release_all();
+    rnic_wait_any(devs, n, cycles);
+    reacquire(held);
+}

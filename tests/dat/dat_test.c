@@ -94,19 +94,21 @@ void dt_pair_open(struct dt_pair *p, const DAT_EP_ATTR *attr0, const DAT_EP_ATTR
     MUST(dat_psp_create_any(p->s[1].ia, &p->qual, p->s[1].cr_evd, DAT_PSP_CONSUMER_FLAG, &p->psp));
 }
 
-void dt_pair_connect(struct dt_pair *p)
+void dt_pair_connect(struct dt_pair *p) { dt_pair_connect_within(p, DT_WAIT_US); }
+
+void dt_pair_connect_within(struct dt_pair *p, DAT_TIMEOUT timeout_us)
 {
-    MUST(dat_ep_connect(p->s[0].ep, dt_addr(p->s[1].ia), p->qual, DT_WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
+    MUST(dat_ep_connect(p->s[0].ep, dt_addr(p->s[1].ia), p->qual, timeout_us, 0, NULL, DAT_QOS_BEST_EFFORT,
                         DAT_CONNECT_DEFAULT_FLAG));
     DAT_EVENT ev;
-    MUST(dt_wait(p->s[1].cr_evd, DT_WAIT_US, &ev));
+    MUST(dt_wait(p->s[1].cr_evd, timeout_us, &ev));
     if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
         fprintf(stderr, "fixture: event 0x%x instead of a connection request\n", ev.event_number);
         exit(2);
     }
     MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, p->s[1].ep, 0, NULL));
     for (int i = 0; i < 2; i++) {
-        MUST(dt_wait(p->s[i].conn_evd, DT_WAIT_US, &ev));
+        MUST(dt_wait(p->s[i].conn_evd, timeout_us, &ev));
         if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED) {
             fprintf(stderr, "fixture: side %d got event 0x%x instead of ESTABLISHED\n", i, ev.event_number);
             exit(2);

@@ -14,11 +14,14 @@
 
 extern int dt_failures, dt_checks;
 
+/* Counted atomically: the thread tests check from several threads. */
+#define DT_COUNT(v) __atomic_add_fetch(&(v), 1, __ATOMIC_RELAXED)
+
 #define CHECK(cond)                                                                     \
     do {                                                                                \
-        dt_checks++;                                                                    \
+        DT_COUNT(dt_checks);                                                                    \
         if (!(cond)) {                                                                  \
-            dt_failures++;                                                              \
+            DT_COUNT(dt_failures);                                                              \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
         }                                                                               \
     } while (0)
@@ -26,9 +29,9 @@ extern int dt_failures, dt_checks;
 #define CHECK_EQ(a, b)                                                                  \
     do {                                                                                \
         long long a_ = (long long)(a), b_ = (long long)(b);                             \
-        dt_checks++;                                                                    \
+        DT_COUNT(dt_checks);                                                                    \
         if (a_ != b_) {                                                                 \
-            dt_failures++;                                                              \
+            DT_COUNT(dt_failures);                                                              \
             fprintf(stderr, "%s:%d: %s == %lld (0x%llx), expected %s == %lld (0x%llx)\n", __FILE__, __LINE__, \
                     #a, a_, (unsigned long long)a_, #b, b_, (unsigned long long)b_);    \
         }                                                                               \
@@ -38,9 +41,9 @@ extern int dt_failures, dt_checks;
 #define CHECK_RET(call, type, sub)                                                      \
     do {                                                                                \
         DAT_RETURN r_ = (call);                                                         \
-        dt_checks++;                                                                    \
+        DT_COUNT(dt_checks);                                                                    \
         if (DAT_GET_TYPE(r_) != (DAT_UINT32)(type) || DAT_GET_SUBTYPE(r_) != (DAT_UINT32)(sub)) { \
-            dt_failures++;                                                              \
+            DT_COUNT(dt_failures);                                                              \
             const char *ma = "?", *mi = "?";                                            \
             dat_strerror(r_, &ma, &mi);                                                 \
             fprintf(stderr, "%s:%d: %s -> %s/%s (0x%x), expected %s/%s\n", __FILE__, __LINE__, #call, ma, mi, \
@@ -52,9 +55,9 @@ extern int dt_failures, dt_checks;
 #define CHECK_TYPE(call, type)                                                          \
     do {                                                                                \
         DAT_RETURN r_ = (call);                                                         \
-        dt_checks++;                                                                    \
+        DT_COUNT(dt_checks);                                                                    \
         if (DAT_GET_TYPE(r_) != (DAT_UINT32)(type)) {                                   \
-            dt_failures++;                                                              \
+            DT_COUNT(dt_failures);                                                              \
             const char *ma = "?", *mi = "?";                                            \
             dat_strerror(r_, &ma, &mi);                                                 \
             fprintf(stderr, "%s:%d: %s -> %s/%s, expected %s\n", __FILE__, __LINE__, #call, ma, mi, #type); \
@@ -92,6 +95,8 @@ void dt_side_close(struct dt_side *s);
 /* Both sides, and side 0 connected to side 1 (through a PSP on side 1). */
 void dt_pair_open(struct dt_pair *p, const DAT_EP_ATTR *attr0, const DAT_EP_ATTR *attr1);
 void dt_pair_connect(struct dt_pair *p);
+/* The same with every wait bounded by timeout_us (threads, processes). */
+void dt_pair_connect_within(struct dt_pair *p, DAT_TIMEOUT timeout_us);
 void dt_pair_close(struct dt_pair *p);
 
 /* The next event of evd (DAT_TIMEOUT_EXPIRED if none in timeout_us). */

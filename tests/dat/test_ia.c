@@ -27,8 +27,11 @@ static void open_errors(void)
     /* The version the consumer was built for. */
     CHECK_RET(dat_ia_openv(rnic0, 4, &async, &ia, 2, 0, DAT_FALSE), DAT_PROVIDER_NOT_FOUND, DAT_MAJOR_NOT_FOUND);
     CHECK_RET(dat_ia_openv(rnic0, 4, &async, &ia, 1, 3, DAT_FALSE), DAT_PROVIDER_NOT_FOUND, DAT_MINOR_NOT_FOUND);
-    CHECK_RET(dat_ia_openv(rnic0, 4, &async, &ia, 1, 2, DAT_TRUE), DAT_PROVIDER_NOT_FOUND,
-              DAT_THREAD_SAFETY_NOT_FOUND);
+    /* A thread-safe provider is what a consumer asking for one gets. */
+    CHECK_OK(dat_ia_openv(rnic0, 4, &async, &ia, 1, 2, DAT_TRUE));
+    CHECK_OK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+    async = DAT_HANDLE_NULL;
+    CHECK_RET(dat_ia_openv(rnic0, 4, &async, &ia, 1, 2, (DAT_BOOLEAN)7), DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
     CHECK_RET(dat_ia_open(rnic0, 0, &async, &ia), DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     CHECK_RET(dat_ia_open(rnic0, 4, NULL, &ia), DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
     CHECK_RET(dat_ia_open(rnic0, 4, &async, NULL), DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
@@ -74,7 +77,7 @@ static void query_and_async(void)
     CHECK_EQ(pa.dapl_version_major, 1);
     CHECK_EQ(pa.dapl_version_minor, 2);
     CHECK_EQ(pa.lmr_sync_req, DAT_FALSE);
-    CHECK_EQ(pa.is_thread_safe, DAT_FALSE);
+    CHECK_EQ(pa.is_thread_safe, DAT_TRUE);
     CHECK_EQ(pa.max_private_data_size, 256);
     CHECK_EQ(pa.optimal_buffer_alignment, DAT_OPTIMAL_ALIGNMENT);
     CHECK_EQ(pa.iov_ownership_on_return, DAT_IOV_CONSUMER);

@@ -6,6 +6,8 @@
 # the tests, and this script fails.
 # usage: run_mutants.sh BUILD_DIR
 set -uo pipefail
+# Every test here counts exact cycles on one process's fabric: lockstep.
+export RNIC_SIM_MODE=lockstep
 build=${1:?usage: run_mutants.sh BUILD_DIR}
 tests=("$build/tests/driver/test_protection" "$build/tests/driver/test_fence" "$build/tests/driver/test_bind"
        "$build/tests/scenario/scenarios all")

@@ -5,7 +5,13 @@
  * both runs make exactly the same calls); each child runs a mixed workload
  * and reports the cycle count of every operation, a hash of every frame
  * (sender, cycle, bytes) and of every trace-port event, and the parent
- * compares the two reports. */
+ * compares the two reports.
+ *
+ * `test_determinism_sim skip`: the first child clocks every cycle
+ * (RNIC_SIM_SKIP=0), the second jumps idle time: skipping must change
+ * nothing but the wall time. The workload has idle stretches (a long
+ * advance, waits on a quiet interrupt line, gaps between operations) so
+ * there is something to skip. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -96,23 +102,58 @@ static int child(int fd) {
     /* A refused rkey: the error path is deterministic too. */
     one_op(&P, RNIC_OP_RDMA_WRITE, a, b, 100, ka, kb ^ 0x10);
 
+    /* Idle stretches: a long advance, a wait on a line that stays quiet, a
+     * doorbell after them, each with an operation behind it. */
+    pair_reconnect(&P);
+    uint64_t t0 = rnic_sim_cycle();
+    rnic_sim_advance(3000000);
+    SAY("adv:%llu ", (unsigned long long)(rnic_sim_cycle() - t0));
+    /* Whatever the refused WRITE left in the CQs (flushes) is taken, so
+     * rnic1's interrupt line stays quiet from here. */
+    struct rnic_wc junk;
+    int left = 0;
+    for (int s = 0; s < 2; s++)
+        while (rnic_cq_take(P.cq[s], &junk, 1) == 1)
+            left++;
+    SAY("left:%d ", left);
+    t0 = rnic_sim_cycle();
+    const uint64_t waited = rnic_wait(P.dev[1], 1500000);
+    SAY("quiet:%llu:%llu ", (unsigned long long)waited, (unsigned long long)(rnic_sim_cycle() - t0));
+    one_op(&P, RNIC_OP_RDMA_WRITE, a, b, 2048, ka, kb);
+    rnic_sim_advance(777);
+    one_op(&P, RNIC_OP_RDMA_READ, a, b, 512, ka, kb);
+    /* An empty poll costs the CPU's look at memory. */
+    t0 = rnic_sim_cycle();
+    struct rnic_wc none;
+    const int polled = rnic_cq_poll(P.cq[0], &none, 1);
+    SAY("poll:%d:%llu ", polled, (unsigned long long)(rnic_sim_cycle() - t0));
+
     SAY("end=%llu frames=%llu/%llu hooked=%llu hash=%016llx events=%llu ehash=%016llx",
         (unsigned long long)rnic_sim_cycle(), (unsigned long long)rnic_sim_link_frames(0),
         (unsigned long long)rnic_sim_link_frames(1), (unsigned long long)frames_seen, (unsigned long long)frame_hash,
         (unsigned long long)events_seen, (unsigned long long)event_hash);
     if (write(fd, report, report_len) != (ssize_t)report_len)
         return 5;
+    /* Not compared: how much was jumped. */
+    char tail[64];
+    const int n = snprintf(tail, sizeof(tail), "\nskipped=%llu", (unsigned long long)rnic_sim_skipped_cycles());
+    if (write(fd, tail, (size_t)n) != n)
+        return 5;
     return 0;
 }
 
-/* Runs this program again as "child <fd>" and collects its report. */
-static void run_child(char *buf, size_t cap) {
+/* Runs this program again as "child <fd>" (with RNIC_SIM_SKIP=skip when
+ * skip is not NULL) and collects its report; *skipped gets the cycles it
+ * jumped. */
+static void run_child(char *buf, size_t cap, const char *skip, unsigned long long *skipped) {
     int fds[2];
     CHECK_EQ(pipe(fds), 0);
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
         personality(ADDR_NO_RANDOMIZE);   /* may be refused: the fixed buffers still match */
+        if (skip)
+            setenv("RNIC_SIM_SKIP", skip, 1);
         char fd[16];
         snprintf(fd, sizeof(fd), "%d", fds[1]);
         execl("/proc/self/exe", "test_determinism_sim", "child", fd, (char *)NULL);
@@ -129,15 +170,30 @@ static void run_child(char *buf, size_t cap) {
     CHECK_EQ(waitpid(pid, &st, 0), pid);
     CHECK(WIFEXITED(st));
     CHECK_EQ(WEXITSTATUS(st), 0);
+    char *t = strstr(buf, "\nskipped=");
+    CHECK(t != NULL);
+    if (t) {
+        *skipped = strtoull(t + 9, NULL, 10);
+        *t = '\0';
+    }
 }
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "child") == 0)
         return child(atoi(argv[2]));
+    const bool skip = argc == 2 && strcmp(argv[1], "skip") == 0;
     static char r1[4096], r2[4096];
-    run_child(r1, sizeof(r1));
-    run_child(r2, sizeof(r2));
-    printf("run 1: %s\nrun 2: %s\n", r1, r2);
+    unsigned long long s1 = 0, s2 = 0;
+    run_child(r1, sizeof(r1), skip ? "0" : NULL, &s1);
+    run_child(r2, sizeof(r2), skip ? "1" : NULL, &s2);
+    printf("run 1: %s (skipped %llu)\nrun 2: %s (skipped %llu)\n", r1, s1, r2, s2);
+    if (skip) {
+        /* The first clocked every cycle; the second jumped most of the idle stretches. */
+        CHECK_EQ(s1, 0);
+        CHECK(s2 > 4000000);
+    }
+    CHECK(strstr(r1, "adv:3000000 ") != NULL && strstr(r1, " quiet:1500000:1500000 ") != NULL);
+    CHECK(strstr(r1, " poll:0:16 ") != NULL);   /* RNIC_POLL_CYCLES */
     /* The workload itself worked: the first WRITE succeeded, frames and events were seen. */
     CHECK(strncmp(r1, "2/1:1:0:", 8) == 0);
     CHECK(strstr(r1, "recv:0:0:3000 ") != NULL);

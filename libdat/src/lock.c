@@ -27,8 +27,11 @@ static pthread_t first_thread;
 static bool first_seen;
 bool dat_threaded;
 
-static int wake_fd = -1;               /* readable: blocked threads look again */
-static unsigned blocked;               /* threads in dat_block */
+/* The eventfds of the threads now in dat_block; each thread has its own. */
+#define MAX_BLOCKED 64
+static int blocked_fd[MAX_BLOCKED];
+static unsigned blocked;
+static __thread int my_wake_fd = -1;
 static bool kick_pending;
 
 static void note_thread(void)
@@ -57,10 +60,9 @@ void dat_unlock(void)
     if (depth == 1) {
         if (DAT_UNLIKELY(kick_pending)) {
             kick_pending = false;
-            if (blocked > 0 && wake_fd >= 0) {
-                const uint64_t one = 1;
-                (void)!write(wake_fd, &one, sizeof(one));
-            }
+            const uint64_t one = 1;
+            for (unsigned i = 0; i < blocked; i++)
+                (void)!write(blocked_fd[i], &one, sizeof(one));
         }
         if (DAT_UNLIKELY(dat_freerun))
             dat_progress_thread_check();
@@ -92,30 +94,36 @@ static void reacquire(int held)
 
 void dat_block(uint64_t timeout_ns, bool with_cm)
 {
-    if (wake_fd < 0)
-        wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (my_wake_fd < 0)
+        my_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     struct pollfd p[130];
     nfds_t n = 0;
-    p[n++] = (struct pollfd){wake_fd, POLLIN, 0};
+    p[n++] = (struct pollfd){my_wake_fd, POLLIN, 0};
     if (with_cm)
         n += dat_cm_pollfds(p + n, sizeof(p) / sizeof(p[0]) - n);
-    /* Nobody else waits: a readable fd is from a kick already seen. */
-    if (blocked == 0) {
-        uint64_t v;
-        while (read(wake_fd, &v, sizeof(v)) > 0) {
-        }
-    }
-    blocked++;
     /* A second at most: the caller looks at the clock and its condition
      * again, so a kick lost in any way costs a second, never a hang. */
     if (timeout_ns > 1000000000u)
         timeout_ns = 1000000000u;
     const struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    const bool listed = blocked < MAX_BLOCKED && my_wake_fd >= 0;
+    if (listed)
+        blocked_fd[blocked++] = my_wake_fd;
     const int held = release_all();
     while (ppoll(p, n, &ts, NULL) < 0 && errno == EINTR) {
     }
     reacquire(held);
-    blocked--;
+    if (listed) {
+        for (unsigned i = 0; i < blocked; i++) {
+            if (blocked_fd[i] == my_wake_fd) {
+                blocked_fd[i] = blocked_fd[--blocked];
+                break;
+            }
+        }
+    }
+    uint64_t v;
+    while (read(my_wake_fd, &v, sizeof(v)) > 0) {
+    }
 }
 
 void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles)

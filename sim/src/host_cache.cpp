@@ -1,5 +1,7 @@
 #include "host_cache.h"
 
+#include "dma_publish.h"
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -229,7 +231,7 @@ void HostCache::dma_write(uint64_t addr, const uint8_t *in, uint64_t len) {
         if (s)
             apply(Op::write, *s, off, va, n, src + (va - addr));
         else
-            std::memcpy(at(va), src + (va - addr), n);
+            publish_dma_write(at(va), src + (va - addr), n);
     });
     flush_notes();
 }

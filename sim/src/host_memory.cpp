@@ -1,5 +1,7 @@
 #include "host_memory.h"
 
+#include "dma_publish.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -137,7 +139,7 @@ void HostMemory::b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &
     else if (!cache_.empty())
         cache_.dma_read(addr, trans.get_data_ptr(), len);
     else if (is_write)
-        std::memcpy(host, trans.get_data_ptr(), len);
+        publish_dma_write(host, trans.get_data_ptr(), len);
     else
         std::memcpy(trans.get_data_ptr(), host, len);
     trans.set_dmi_allowed(false);

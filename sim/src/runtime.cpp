@@ -366,13 +366,14 @@ uint64_t Runtime::now() {
 
 uint64_t Runtime::now_freerun() {
     for (;;) {
+        // Acquire loads keep each read after the one before it, so the
+        // second look at seq_ comes after the fields (a seqlock reader).
         const uint64_t s1 = seq_.load(std::memory_order_acquire);
-        const bool sleeping = sleeping_pub_.load(std::memory_order_relaxed);
-        const uint64_t c = idle_cycle_pub_.load(std::memory_order_relaxed);
-        const uint64_t w = idle_wall_pub_.load(std::memory_order_relaxed);
-        const uint64_t pub = cycle_pub_.load(std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
-        if ((s1 & 1u) || seq_.load(std::memory_order_relaxed) != s1)
+        const bool sleeping = sleeping_pub_.load(std::memory_order_acquire);
+        const uint64_t c = idle_cycle_pub_.load(std::memory_order_acquire);
+        const uint64_t w = idle_wall_pub_.load(std::memory_order_acquire);
+        const uint64_t pub = cycle_pub_.load(std::memory_order_acquire);
+        if ((s1 & 1u) || seq_.load(std::memory_order_acquire) != s1)
             continue;
         if (!sleeping)
             return pub;

@@ -59,6 +59,10 @@ struct triplet {
 };
 
 static DAT_CONN_QUAL g_qual;
+/* Threads: the client connects once the server listens. */
+static pthread_mutex_t listen_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t listen_cv = PTHREAD_COND_INITIALIZER;
+static bool listening;
 static int g_writes = 32;
 static const char *g_host = "127.0.0.2";
 
@@ -82,6 +86,10 @@ static void *server(void *arg)
     MUST_OK(dat_psp_create(s.ia, g_qual, s.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
     printf("server: listening on conn_qual %llu\n", (unsigned long long)g_qual);
     fflush(stdout);
+    pthread_mutex_lock(&listen_mu);
+    listening = true;
+    pthread_cond_broadcast(&listen_cv);
+    pthread_mutex_unlock(&listen_mu);
     DAT_EVENT ev = next(s.cr_evd, DAT_CONNECTION_REQUEST_EVENT);
     struct triplet t = {rc, (uint64_t)(uintptr_t)buf};
     MUST_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, s.ep, sizeof(t), &t));
@@ -183,6 +191,10 @@ int main(int argc, char **argv)
             g_writes = atoi(argv[3]);
         pthread_t a, b;
         pthread_create(&a, NULL, server, NULL);
+        pthread_mutex_lock(&listen_mu);
+        while (!listening)
+            pthread_cond_wait(&listen_cv, &listen_mu);
+        pthread_mutex_unlock(&listen_mu);
         pthread_create(&b, NULL, client, NULL);
         pthread_join(b, NULL);
         pthread_join(a, NULL);

@@ -338,7 +338,11 @@ void Runtime::sim_loop() {
 
 void Runtime::shutdown() {
     {
+        // Asked for like any caller: a simulation thread that never sleeps
+        // (RNIC_SIM_SKIP=0) gives the lock up only to those who ask.
+        waiting_.fetch_add(1, std::memory_order_relaxed);
         std::lock_guard<std::mutex> lk(mu_);
+        waiting_.fetch_sub(1, std::memory_order_relaxed);
         stop_ = true;
     }
     const uint64_t one = 1;
@@ -386,13 +390,17 @@ RunResult Runtime::run_locked(Access &a, RunRequest r) {
     r.yield = &waiting_;
     // Auto, with a link out of the process: idle time may end with a frame
     // from there, so it is not skipped; the process goes free-running.
+    // Noticing idle time does not depend on jumping it (RNIC_SIM_SKIP=0 only
+    // clocks it).
     const bool outside = choice_ == Choice::automatic && fabric_->has_ports();
-    if (outside && r.skip_idle) {
+    if (!skip_)
+        r.skip_idle = false;
+    if (outside) {
         r.skip_idle = false;
         r.stop_when_idle = true;
+    } else if (!skip_) {
+        r.stop_when_idle = false;
     }
-    if (!skip_)
-        r.skip_idle = r.stop_when_idle = false;
     RunResult res;
     {
         SimulationScope s;

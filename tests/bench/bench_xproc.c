@@ -31,22 +31,11 @@ static double wall(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define MUST_OK(call)                                                                   \
-    do {                                                                                \
-        DAT_RETURN r__ = (call);                                                        \
-        if (r__ != DAT_SUCCESS) {                                                       \
-            const char *ma = "?", *mi = "?";                                            \
-            dat_strerror(r__, &ma, &mi);                                                \
-            fprintf(stderr, "%s:%d: %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
-
 static DAT_EVENT next(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER want)
 {
     DAT_EVENT ev;
     DAT_COUNT more;
-    MUST_OK(dat_evd_wait(evd, WAIT_US, 1, &ev, &more));
+    DT_MUST(dat_evd_wait(evd, WAIT_US, 1, &ev, &more));
     if (ev.event_number != want) {
         fprintf(stderr, "event 0x%x, expected 0x%x\n", (unsigned)ev.event_number, (unsigned)want);
         exit(2);
@@ -66,24 +55,31 @@ static bool listening;
 static int g_writes = 32;
 static const char *g_host = "127.0.0.2";
 
+/* A 1 MiB buffer filled with `fill`, registered on side s with every privilege. */
+static uint8_t *mib_region(struct dt_side *s, int fill, DAT_LMR_CONTEXT *lc, DAT_RMR_CONTEXT *rc)
+{
+    uint8_t *buf = aligned_alloc(4096, MIB);
+    memset(buf, fill, MIB);
+    DAT_LMR_HANDLE lmr;
+    DAT_VLEN sz;
+    DAT_VADDR va;
+    DAT_REGION_DESCRIPTION r = {.for_va = buf};
+    DT_MUST(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, MIB, s->pz, DAT_MEM_PRIV_ALL_FLAG, &lmr, lc, rc, &sz, &va));
+    return buf;
+}
+
 static void *server(void *arg)
 {
     (void)arg;
     struct dt_side s;
     dt_side_open(&s, 1, NULL);
-    uint8_t *buf = aligned_alloc(4096, MIB);
-    memset(buf, 0, MIB);
-    DAT_LMR_HANDLE lmr;
     DAT_LMR_CONTEXT lc;
     DAT_RMR_CONTEXT rc;
-    DAT_VLEN sz;
-    DAT_VADDR va;
-    DAT_REGION_DESCRIPTION r = {.for_va = buf};
-    MUST_OK(dat_lmr_create(s.ia, DAT_MEM_TYPE_VIRTUAL, r, MIB, s.pz, DAT_MEM_PRIV_ALL_FLAG, &lmr, &lc, &rc, &sz, &va));
+    uint8_t *buf = mib_region(&s, 0, &lc, &rc);
     DAT_LMR_TRIPLET rx = dt_iov(&s, 0, 64);
-    MUST_OK(dat_ep_post_recv(s.ep, 1, &rx, dt_cookie(0), DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_recv(s.ep, 1, &rx, dt_cookie(0), DAT_COMPLETION_DEFAULT_FLAG));
     DAT_PSP_HANDLE psp;
-    MUST_OK(dat_psp_create(s.ia, g_qual, s.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
+    DT_MUST(dat_psp_create(s.ia, g_qual, s.cr_evd, DAT_PSP_CONSUMER_FLAG, &psp));
     printf("server: listening on conn_qual %llu\n", (unsigned long long)g_qual);
     fflush(stdout);
     pthread_mutex_lock(&listen_mu);
@@ -92,7 +88,7 @@ static void *server(void *arg)
     pthread_mutex_unlock(&listen_mu);
     DAT_EVENT ev = next(s.cr_evd, DAT_CONNECTION_REQUEST_EVENT);
     struct triplet t = {rc, (uint64_t)(uintptr_t)buf};
-    MUST_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, s.ep, sizeof(t), &t));
+    DT_MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, s.ep, sizeof(t), &t));
     next(s.conn_evd, DAT_CONNECTION_EVENT_ESTABLISHED);
     const uint64_t c0 = rnic_sim_cycle();
     const double w0 = wall();
@@ -101,7 +97,7 @@ static void *server(void *arg)
     const uint64_t c = rnic_sim_cycle() - c0;
     printf("server: rnic1 ran %llu cycles in %.3f s: %.0f NIC cycles/s\n", (unsigned long long)c, w, (double)c / w);
     next(s.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
-    MUST_OK(dat_psp_free(psp));
+    DT_MUST(dat_psp_free(psp));
     dt_side_close(&s);
     return NULL;
 }
@@ -111,32 +107,26 @@ static void *client(void *arg)
     (void)arg;
     struct dt_side s;
     dt_side_open(&s, 0, NULL);
-    uint8_t *buf = aligned_alloc(4096, MIB);
-    memset(buf, 0x3C, MIB);
-    DAT_LMR_HANDLE lmr;
     DAT_LMR_CONTEXT lc;
     DAT_RMR_CONTEXT rc;
-    DAT_VLEN sz;
-    DAT_VADDR va;
-    DAT_REGION_DESCRIPTION r = {.for_va = buf};
-    MUST_OK(dat_lmr_create(s.ia, DAT_MEM_TYPE_VIRTUAL, r, MIB, s.pz, DAT_MEM_PRIV_ALL_FLAG, &lmr, &lc, &rc, &sz, &va));
+    uint8_t *buf = mib_region(&s, 0x3C, &lc, &rc);
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
     if (getaddrinfo(g_host, NULL, &hints, &res) != 0)
         exit(2);
     /* The server may not listen yet (threads): ask again while it refuses. */
     DAT_EVENT ev;
     for (int tries = 0;; tries++) {
-        MUST_OK(dat_ep_connect(s.ep, (DAT_IA_ADDRESS_PTR)res->ai_addr, g_qual, WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
+        DT_MUST(dat_ep_connect(s.ep, (DAT_IA_ADDRESS_PTR)res->ai_addr, g_qual, WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
                                DAT_CONNECT_DEFAULT_FLAG));
         DAT_COUNT more;
-        MUST_OK(dat_evd_wait(s.conn_evd, WAIT_US, 1, &ev, &more));
+        DT_MUST(dat_evd_wait(s.conn_evd, WAIT_US, 1, &ev, &more));
         if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
             break;
         if (tries > 1000) {
             fprintf(stderr, "client: no connection (event 0x%x)\n", (unsigned)ev.event_number);
             exit(2);
         }
-        MUST_OK(dat_ep_reset(s.ep));
+        DT_MUST(dat_ep_reset(s.ep));
     }
     freeaddrinfo(res);
     struct triplet t;
@@ -149,7 +139,7 @@ static void *client(void *arg)
     const double w0 = wall();
     while (done < g_writes) {
         while (posted < g_writes && posted - done < 4) {
-            MUST_OK(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie((uint64_t)posted), &rt, DAT_COMPLETION_DEFAULT_FLAG));
+            DT_MUST(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie((uint64_t)posted), &rt, DAT_COMPLETION_DEFAULT_FLAG));
             posted++;
         }
         ev = next(s.req_evd, DAT_DTO_COMPLETION_EVENT);
@@ -162,9 +152,9 @@ static void *client(void *arg)
     printf("client: %d x 1 MiB RDMA WRITE: %llu cycles, %.3f payload bytes/cycle; rnic0 ran %.0f NIC cycles/s\n",
            g_writes, (unsigned long long)c, (double)g_writes * MIB / (double)c, (double)c / w);
     DAT_LMR_TRIPLET msg = dt_iov(&s, 0, 64);
-    MUST_OK(dat_ep_post_send(s.ep, 1, &msg, dt_cookie(999), DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_send(s.ep, 1, &msg, dt_cookie(999), DAT_COMPLETION_DEFAULT_FLAG));
     next(s.req_evd, DAT_DTO_COMPLETION_EVENT);
-    MUST_OK(dat_ep_disconnect(s.ep, DAT_CLOSE_GRACEFUL_FLAG));
+    DT_MUST(dat_ep_disconnect(s.ep, DAT_CLOSE_GRACEFUL_FLAG));
     next(s.conn_evd, DAT_CONNECTION_EVENT_DISCONNECTED);
     dt_side_close(&s);
     return NULL;

@@ -14,43 +14,32 @@ int dt_finish(const char *name)
     return dt_failures ? 1 : 0;
 }
 
-#define MUST(call)                                                                      \
-    do {                                                                                \
-        DAT_RETURN r_ = (call);                                                         \
-        if (r_ != DAT_SUCCESS) {                                                        \
-            const char *ma = "?", *mi = "?";                                            \
-            dat_strerror(r_, &ma, &mi);                                                 \
-            fprintf(stderr, "%s:%d: fixture step %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
-
 void dt_side_open(struct dt_side *s, int i, const DAT_EP_ATTR *ep_attr)
 {
     memset(s, 0, sizeof(*s));
     char name[16];
     snprintf(name, sizeof(name), "rnic%d", i);
     s->async_evd = DAT_HANDLE_NULL;
-    MUST(dat_ia_open(name, 8, &s->async_evd, &s->ia));
-    MUST(dat_pz_create(s->ia, &s->pz));
-    MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->req_evd));
-    MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->recv_evd));
-    MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_evd));
-    MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &s->cr_evd));
-    MUST(dat_ep_create(s->ia, s->pz, s->recv_evd, s->req_evd, s->conn_evd, ep_attr, &s->ep));
+    DT_MUST(dat_ia_open(name, 8, &s->async_evd, &s->ia));
+    DT_MUST(dat_pz_create(s->ia, &s->pz));
+    DT_MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->req_evd));
+    DT_MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->recv_evd));
+    DT_MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_evd));
+    DT_MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &s->cr_evd));
+    DT_MUST(dat_ep_create(s->ia, s->pz, s->recv_evd, s->req_evd, s->conn_evd, ep_attr, &s->ep));
     s->buf = aligned_alloc(4096, DT_BUF);
     memset(s->buf, 0, DT_BUF);
     DAT_REGION_DESCRIPTION r = { .for_va = s->buf };
     DAT_VLEN size;
     DAT_VADDR addr;
-    MUST(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, DT_BUF, s->pz, DAT_MEM_PRIV_ALL_FLAG, &s->lmr, &s->lmr_ctx,
+    DT_MUST(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, DT_BUF, s->pz, DAT_MEM_PRIV_ALL_FLAG, &s->lmr, &s->lmr_ctx,
                         &s->rmr_ctx, &size, &addr));
 }
 
 void dt_side_close(struct dt_side *s)
 {
     /* Abrupt close frees whatever the test left behind. */
-    MUST(dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG));
+    DT_MUST(dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG));
     free(s->buf);
     memset(s, 0, sizeof(*s));
 }
@@ -58,7 +47,7 @@ void dt_side_close(struct dt_side *s)
 DAT_IA_ADDRESS_PTR dt_addr(DAT_IA_HANDLE ia)
 {
     DAT_IA_ATTR a;
-    MUST(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a, 0, NULL));
+    DT_MUST(dat_ia_query(ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR, &a, 0, NULL));
     return a.ia_address_ptr;
 }
 
@@ -91,24 +80,24 @@ void dt_pair_open(struct dt_pair *p, const DAT_EP_ATTR *attr0, const DAT_EP_ATTR
     memset(p, 0, sizeof(*p));
     dt_side_open(&p->s[0], 0, attr0);
     dt_side_open(&p->s[1], 1, attr1);
-    MUST(dat_psp_create_any(p->s[1].ia, &p->qual, p->s[1].cr_evd, DAT_PSP_CONSUMER_FLAG, &p->psp));
+    DT_MUST(dat_psp_create_any(p->s[1].ia, &p->qual, p->s[1].cr_evd, DAT_PSP_CONSUMER_FLAG, &p->psp));
 }
 
 void dt_pair_connect(struct dt_pair *p) { dt_pair_connect_within(p, DT_WAIT_US); }
 
 void dt_pair_connect_within(struct dt_pair *p, DAT_TIMEOUT timeout_us)
 {
-    MUST(dat_ep_connect(p->s[0].ep, dt_addr(p->s[1].ia), p->qual, timeout_us, 0, NULL, DAT_QOS_BEST_EFFORT,
+    DT_MUST(dat_ep_connect(p->s[0].ep, dt_addr(p->s[1].ia), p->qual, timeout_us, 0, NULL, DAT_QOS_BEST_EFFORT,
                         DAT_CONNECT_DEFAULT_FLAG));
     DAT_EVENT ev;
-    MUST(dt_wait(p->s[1].cr_evd, timeout_us, &ev));
+    DT_MUST(dt_wait(p->s[1].cr_evd, timeout_us, &ev));
     if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
         fprintf(stderr, "fixture: event 0x%x instead of a connection request\n", ev.event_number);
         exit(2);
     }
-    MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, p->s[1].ep, 0, NULL));
+    DT_MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, p->s[1].ep, 0, NULL));
     for (int i = 0; i < 2; i++) {
-        MUST(dt_wait(p->s[i].conn_evd, timeout_us, &ev));
+        DT_MUST(dt_wait(p->s[i].conn_evd, timeout_us, &ev));
         if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED) {
             fprintf(stderr, "fixture: side %d got event 0x%x instead of ESTABLISHED\n", i, ev.event_number);
             exit(2);

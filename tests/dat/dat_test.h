@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 extern int dt_failures, dt_checks;
 
@@ -65,6 +66,18 @@ extern int dt_failures, dt_checks;
     } while (0)
 
 int dt_finish(const char *name);
+
+/* A step the test cannot go on without: on failure, say which and exit 2. */
+#define DT_MUST(call)                                                                   \
+    do {                                                                                \
+        DAT_RETURN r__ = (call);                                                        \
+        if (r__ != DAT_SUCCESS) {                                                       \
+            const char *ma = "?", *mi = "?";                                            \
+            dat_strerror(r__, &ma, &mi);                                                \
+            fprintf(stderr, "%s:%d: %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
+            exit(2);                                                                    \
+        }                                                                               \
+    } while (0)
 
 /* Microseconds of NIC time the tests wait for something that must come. */
 #define DT_WAIT_US 20000u   /* 5 M cycles: ~3 s of host time at worst */

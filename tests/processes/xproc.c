@@ -30,17 +30,6 @@
 #define WIN_OFF 4096u
 #define WIN_LEN 8192u
 
-#define MUST_OK(call)                                                                   \
-    do {                                                                                \
-        DAT_RETURN r__ = (call);                                                        \
-        if (r__ != DAT_SUCCESS) {                                                       \
-            const char *ma = "?", *mi = "?";                                            \
-            dat_strerror(r__, &ma, &mi);                                                \
-            fprintf(stderr, "%s:%d: %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
-
 struct side {
     DAT_IA_HANDLE ia;
     DAT_EVD_HANDLE async, req, recv, conn, cr;
@@ -65,22 +54,22 @@ static void side_open(struct side *s, char *name)
 {
     memset(s, 0, sizeof(*s));
     s->async = DAT_HANDLE_NULL;
-    MUST_OK(dat_ia_open(name, 8, &s->async, &s->ia));
-    MUST_OK(dat_pz_create(s->ia, &s->pz));
-    MUST_OK(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG, &s->req));
-    MUST_OK(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->recv));
-    MUST_OK(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn));
-    MUST_OK(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &s->cr));
-    MUST_OK(dat_ep_create(s->ia, s->pz, s->recv, s->req, s->conn, NULL, &s->ep));
+    DT_MUST(dat_ia_open(name, 8, &s->async, &s->ia));
+    DT_MUST(dat_pz_create(s->ia, &s->pz));
+    DT_MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG, &s->req));
+    DT_MUST(dat_evd_create(s->ia, 64, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &s->recv));
+    DT_MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &s->conn));
+    DT_MUST(dat_evd_create(s->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &s->cr));
+    DT_MUST(dat_ep_create(s->ia, s->pz, s->recv, s->req, s->conn, NULL, &s->ep));
     s->buf = aligned_alloc(4096, BUF);
     memset(s->buf, 0, BUF);
     DAT_REGION_DESCRIPTION r = {.for_va = s->buf};
     DAT_VLEN size;
     DAT_VADDR addr;
-    MUST_OK(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, BUF, s->pz, DAT_MEM_PRIV_ALL_FLAG, &s->lmr, &s->lctx,
+    DT_MUST(dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, BUF, s->pz, DAT_MEM_PRIV_ALL_FLAG, &s->lmr, &s->lctx,
                            &s->rctx, &size, &addr));
     DAT_PROVIDER_ATTR pa;
-    MUST_OK(dat_ia_query(s->ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
+    DT_MUST(dat_ia_query(s->ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa));
     s->sync = pa.lmr_sync_req == DAT_TRUE;
 }
 
@@ -112,7 +101,7 @@ static void dto_ok(DAT_EVD_HANDLE evd, const char *what)
 static void post_recv(struct side *s)
 {
     DAT_LMR_TRIPLET t = iov(s, RX_OFF, 64);
-    MUST_OK(dat_ep_post_recv(s->ep, 1, &t, dt_cookie(0), DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_recv(s->ep, 1, &t, dt_cookie(0), DAT_COMPLETION_DEFAULT_FLAG));
 }
 
 static void send_msg(struct side *s, uint64_t tag, uint64_t a, uint64_t b, uint64_t c)
@@ -120,7 +109,7 @@ static void send_msg(struct side *s, uint64_t tag, uint64_t a, uint64_t b, uint6
     struct msg m = {tag, a, b, c};
     memcpy(s->buf + TX_OFF, &m, sizeof(m));
     DAT_LMR_TRIPLET t = iov(s, TX_OFF, sizeof(m));
-    MUST_OK(dat_ep_post_send(s->ep, 1, &t, dt_cookie(tag), DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_send(s->ep, 1, &t, dt_cookie(tag), DAT_COMPLETION_DEFAULT_FLAG));
 }
 
 static struct msg recv_msg(struct side *s, uint64_t tag)
@@ -138,7 +127,7 @@ static DAT_CR_HANDLE request(struct side *s, const char *pdata)
     DAT_EVENT ev = next(s->cr, DAT_CONNECTION_REQUEST_EVENT, "a connection request");
     DAT_CR_HANDLE cr = ev.event_data.cr_arrival_event_data.cr_handle;
     DAT_CR_PARAM p;
-    MUST_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &p));
+    DT_MUST(dat_cr_query(cr, DAT_CR_FIELD_ALL, &p));
     CHECK_EQ(p.private_data_size, (DAT_COUNT)strlen(pdata) + 1);
     if (p.private_data_size == (DAT_COUNT)strlen(pdata) + 1)
         CHECK(memcmp(p.private_data, pdata, strlen(pdata) + 1) == 0);
@@ -147,7 +136,7 @@ static DAT_CR_HANDLE request(struct side *s, const char *pdata)
 
 static void listen_on(struct side *s, DAT_CONN_QUAL q, DAT_PSP_HANDLE *psp)
 {
-    MUST_OK(dat_psp_create(s->ia, q, s->cr, DAT_PSP_CONSUMER_FLAG, psp));
+    DT_MUST(dat_psp_create(s->ia, q, s->cr, DAT_PSP_CONSUMER_FLAG, psp));
     printf("listening on conn_qual %llu\n", (unsigned long long)q);
     fflush(stdout);
 }
@@ -161,14 +150,14 @@ static int server(DAT_CONN_QUAL q)
     listen_on(&s, q, &psp);
 
     /* The first request is refused. */
-    MUST_OK(dat_cr_reject(request(&s, "xproc first")));
+    DT_MUST(dat_cr_reject(request(&s, "xproc first")));
 
     /* The second is accepted, with private data both ways. */
     DAT_CR_HANDLE cr = request(&s, "xproc second");
     for (int i = 0; i < 4; i++)
         post_recv(&s);
     static char welcome[] = "xproc welcome";
-    MUST_OK(dat_cr_accept(cr, s.ep, sizeof(welcome), welcome));
+    DT_MUST(dat_cr_accept(cr, s.ep, sizeof(welcome), welcome));
     next(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED");
     recv_msg(&s, 1);
 
@@ -176,10 +165,10 @@ static int server(DAT_CONN_QUAL q)
      * right behind the bind, without waiting for the bind's completion: the
      * bind fences the SEND, so the window is in force when it arrives. */
     DAT_RMR_HANDLE rmr;
-    MUST_OK(dat_rmr_create(s.pz, &rmr));
+    DT_MUST(dat_rmr_create(s.pz, &rmr));
     DAT_LMR_TRIPLET win = iov(&s, WIN_OFF, WIN_LEN);
     DAT_RMR_CONTEXT wctx;
-    MUST_OK(dat_rmr_bind(rmr, &win, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, s.ep, dt_rcookie(7), DAT_COMPLETION_DEFAULT_FLAG,
+    DT_MUST(dat_rmr_bind(rmr, &win, DAT_MEM_PRIV_REMOTE_WRITE_FLAG, s.ep, dt_rcookie(7), DAT_COMPLETION_DEFAULT_FLAG,
                          &wctx));
     send_msg(&s, 2, wctx, (uint64_t)(uintptr_t)(s.buf + WIN_OFF), WIN_LEN);
     DAT_EVENT b = next(s.req, DAT_RMR_BIND_COMPLETION_EVENT, "the bind");
@@ -190,7 +179,7 @@ static int server(DAT_CONN_QUAL q)
     recv_msg(&s, 3);
     if (s.sync) {
         DAT_LMR_TRIPLET t = iov(&s, WIN_OFF, WIN_LEN);
-        MUST_OK(dat_lmr_sync_rdma_write(s.ia, &t, 1));
+        DT_MUST(dat_lmr_sync_rdma_write(s.ia, &t, 1));
     }
     uint8_t want[WIN_LEN];
     dt_fill(want, WIN_LEN, 42);
@@ -198,9 +187,9 @@ static int server(DAT_CONN_QUAL q)
 
     /* The client disconnects abruptly. */
     next(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
-    MUST_OK(dat_rmr_free(rmr));
-    MUST_OK(dat_psp_free(psp));
-    MUST_OK(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+    DT_MUST(dat_rmr_free(rmr));
+    DT_MUST(dat_psp_free(psp));
+    DT_MUST(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
     return dt_finish("xproc server");
 }
 
@@ -221,7 +210,7 @@ static void connect_to(struct side *s, struct sockaddr_in *a, DAT_CONN_QUAL q, c
 {
     char copy[64];
     snprintf(copy, sizeof(copy), "%s", pdata);
-    MUST_OK(dat_ep_connect(s->ep, (DAT_IA_ADDRESS_PTR)a, q, WAIT_US, (DAT_COUNT)strlen(copy) + 1, copy,
+    DT_MUST(dat_ep_connect(s->ep, (DAT_IA_ADDRESS_PTR)a, q, WAIT_US, (DAT_COUNT)strlen(copy) + 1, copy,
                            DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
 }
 
@@ -234,7 +223,7 @@ static int client(const char *host, DAT_CONN_QUAL q)
 
     connect_to(&s, &a, q, "xproc first");
     next(s.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, "PEER_REJECTED");
-    MUST_OK(dat_ep_reset(s.ep));
+    DT_MUST(dat_ep_reset(s.ep));
 
     for (int i = 0; i < 4; i++)
         post_recv(&s);
@@ -252,14 +241,14 @@ static int client(const char *host, DAT_CONN_QUAL q)
     dt_fill(s.buf, WIN_LEN, 42);
     DAT_LMR_TRIPLET l = iov(&s, 0, WIN_LEN);
     DAT_RMR_TRIPLET r = {(DAT_RMR_CONTEXT)w.a, 0, w.b, WIN_LEN};
-    MUST_OK(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie(9), &r, DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie(9), &r, DAT_COMPLETION_DEFAULT_FLAG));
     dto_ok(s.req, "the WRITE through the window");
     send_msg(&s, 3, 0, 0, 0);
     dto_ok(s.req, "the SEND after the WRITE");
 
-    MUST_OK(dat_ep_disconnect(s.ep, DAT_CLOSE_ABRUPT_FLAG));
+    DT_MUST(dat_ep_disconnect(s.ep, DAT_CLOSE_ABRUPT_FLAG));
     next(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
-    MUST_OK(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+    DT_MUST(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
     return dt_finish("xproc client");
 }
 
@@ -270,7 +259,7 @@ static int victim(DAT_CONN_QUAL q)
     side_open(&s, name);
     DAT_PSP_HANDLE psp;
     listen_on(&s, q, &psp);
-    MUST_OK(dat_cr_accept(request(&s, "xproc stream"), s.ep, 0, NULL));
+    DT_MUST(dat_cr_accept(request(&s, "xproc stream"), s.ep, 0, NULL));
     next(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED");
     send_msg(&s, 5, s.rctx, (uint64_t)(uintptr_t)s.buf, BUF - 128);
     dto_ok(s.req, "the SEND of the buffer's triplet");
@@ -310,7 +299,7 @@ static int survivor(const char *host, DAT_CONN_QUAL q)
         while (!broken && outstanding < 4) {
             DAT_LMR_TRIPLET l = iov(&s, 0, len);
             DAT_RMR_TRIPLET r = {(DAT_RMR_CONTEXT)t.a, 0, t.b, len};
-            MUST_OK(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie(1), &r, DAT_COMPLETION_DEFAULT_FLAG));
+            DT_MUST(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie(1), &r, DAT_COMPLETION_DEFAULT_FLAG));
             outstanding++;
         }
         DAT_EVENT ev;
@@ -340,7 +329,7 @@ static int survivor(const char *host, DAT_CONN_QUAL q)
     CHECK(broken);
     CHECK_EQ(outstanding, 0);
     CHECK(done >= 1);
-    MUST_OK(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+    DT_MUST(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
     return dt_finish("xproc survivor");
 }
 

@@ -28,17 +28,6 @@
 #define ROUNDS 150
 #define MSG 512u
 
-#define MUST_OK(call)                                                                   \
-    do {                                                                                \
-        DAT_RETURN r__ = (call);                                                        \
-        if (r__ != DAT_SUCCESS) {                                                       \
-            const char *ma = "?", *mi = "?";                                            \
-            dat_strerror(r__, &ma, &mi);                                                \
-            fprintf(stderr, "%s:%d: %s -> %s/%s\n", __FILE__, __LINE__, #call, ma, mi); \
-            exit(2);                                                                    \
-        }                                                                               \
-    } while (0)
-
 /* The next event of `evd` must be a successful DTO completion with `cookie`. */
 static void expect_dto(DAT_EVD_HANDLE evd, DAT_TIMEOUT t, uint64_t cookie, DAT_VLEN len)
 {
@@ -75,7 +64,7 @@ static void *req_waiter(void *arg)
 static void post_recv_slot(unsigned slot, uint64_t cookie)
 {
     DAT_LMR_TRIPLET t = dt_iov(&P.s[1], slot * MSG, MSG);
-    MUST_OK(dat_ep_post_recv(P.s[1].ep, 1, &t, dt_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
+    DT_MUST(dat_ep_post_recv(P.s[1].ep, 1, &t, dt_cookie(cookie), DAT_COMPLETION_DEFAULT_FLAG));
 }
 
 static void *recv_waiter(void *arg)
@@ -110,12 +99,12 @@ static void t_wait_post(void)
         if (i % 2 == 0) {
             dt_fill(P.s[0].buf + src, MSG, (unsigned)(1000 + i / 2));
             DAT_LMR_TRIPLET l = dt_iov(&P.s[0], src, MSG);
-            MUST_OK(dat_ep_post_send(P.s[0].ep, 1, &l, dt_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
+            DT_MUST(dat_ep_post_send(P.s[0].ep, 1, &l, dt_cookie(i), DAT_COMPLETION_DEFAULT_FLAG));
         } else {
             dt_fill(P.s[0].buf, 4096, (unsigned)i);
             DAT_LMR_TRIPLET l = dt_iov(&P.s[0], 0, 4096);
             DAT_RMR_TRIPLET rt = dt_remote(&P.s[1], 16384, 4096);
-            MUST_OK(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &rt, DAT_COMPLETION_DEFAULT_FLAG));
+            DT_MUST(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &rt, DAT_COMPLETION_DEFAULT_FLAG));
         }
         sem_wait(&done_req);
         if (i % 2 == 1)
@@ -144,12 +133,12 @@ static void *ep_worker(void *arg)
         dt_fill(P.s[0].buf + j->off, n, (unsigned)(j->id * 100000 + i));
         DAT_LMR_TRIPLET l = dt_iov(&P.s[0], j->off, n);
         DAT_RMR_TRIPLET r = dt_remote(&P.s[1], j->off, n);
-        MUST_OK(dat_ep_post_rdma_write(j->ep0, 1, &l, dt_cookie(2 * i), &r, DAT_COMPLETION_DEFAULT_FLAG));
+        DT_MUST(dat_ep_post_rdma_write(j->ep0, 1, &l, dt_cookie(2 * i), &r, DAT_COMPLETION_DEFAULT_FLAG));
         expect_dto(j->req0, WAIT_US, 2 * i, 0);
         /* Read it back into the second half of the slice. */
         DAT_LMR_TRIPLET back = dt_iov(&P.s[0], j->off + n, n);
         memset(P.s[0].buf + j->off + n, 0, n);
-        MUST_OK(dat_ep_post_rdma_read(j->ep0, 1, &back, dt_cookie(2 * i + 1), &r, DAT_COMPLETION_DEFAULT_FLAG));
+        DT_MUST(dat_ep_post_rdma_read(j->ep0, 1, &back, dt_cookie(2 * i + 1), &r, DAT_COMPLETION_DEFAULT_FLAG));
         expect_dto(j->req0, WAIT_US, 2 * i + 1, 0);
         CHECK(memcmp(P.s[0].buf + j->off, P.s[0].buf + j->off + n, n) == 0);
     }
@@ -160,18 +149,18 @@ static void *ep_worker(void *arg)
 static void extra_pair(struct ep_job *j)
 {
     DAT_EVD_HANDLE conn0, conn1, req1;
-    MUST_OK(dat_evd_create(P.s[0].ia, 16, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &j->req0));
-    MUST_OK(dat_evd_create(P.s[0].ia, 4, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn0));
-    MUST_OK(dat_evd_create(P.s[1].ia, 4, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn1));
-    MUST_OK(dat_evd_create(P.s[1].ia, 16, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &req1));
-    MUST_OK(dat_ep_create(P.s[0].ia, P.s[0].pz, P.s[0].recv_evd, j->req0, conn0, NULL, &j->ep0));
-    MUST_OK(dat_ep_create(P.s[1].ia, P.s[1].pz, P.s[1].recv_evd, req1, conn1, NULL, &j->ep1));
-    MUST_OK(dat_ep_connect(j->ep0, dt_addr(P.s[1].ia), P.qual, WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
+    DT_MUST(dat_evd_create(P.s[0].ia, 16, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &j->req0));
+    DT_MUST(dat_evd_create(P.s[0].ia, 4, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn0));
+    DT_MUST(dat_evd_create(P.s[1].ia, 4, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG, &conn1));
+    DT_MUST(dat_evd_create(P.s[1].ia, 16, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &req1));
+    DT_MUST(dat_ep_create(P.s[0].ia, P.s[0].pz, P.s[0].recv_evd, j->req0, conn0, NULL, &j->ep0));
+    DT_MUST(dat_ep_create(P.s[1].ia, P.s[1].pz, P.s[1].recv_evd, req1, conn1, NULL, &j->ep1));
+    DT_MUST(dat_ep_connect(j->ep0, dt_addr(P.s[1].ia), P.qual, WAIT_US, 0, NULL, DAT_QOS_BEST_EFFORT,
                            DAT_CONNECT_DEFAULT_FLAG));
     DAT_EVENT ev;
-    MUST_OK(dt_wait(P.s[1].cr_evd, WAIT_US, &ev));
+    DT_MUST(dt_wait(P.s[1].cr_evd, WAIT_US, &ev));
     CHECK_EQ(ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
-    MUST_OK(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, j->ep1, 0, NULL));
+    DT_MUST(dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, j->ep1, 0, NULL));
     CHECK_EQ(dt_wait_number(conn0, WAIT_US), DAT_CONNECTION_EVENT_ESTABLISHED);
     CHECK_EQ(dt_wait_number(conn1, WAIT_US), DAT_CONNECTION_EVENT_ESTABLISHED);
 }
@@ -205,11 +194,11 @@ static void *ia_worker(void *arg)
         dt_fill(q->s[0].buf, 8192, (unsigned)(id * 7919 + i));
         DAT_LMR_TRIPLET l = dt_iov(&q->s[0], 0, 8192);
         DAT_RMR_TRIPLET r = dt_remote(&q->s[1], 8192, 8192);
-        MUST_OK(dat_ep_post_rdma_write(q->s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
+        DT_MUST(dat_ep_post_rdma_write(q->s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
         expect_dto(q->s[0].req_evd, WAIT_US, i, 0);
         CHECK(memcmp(q->s[1].buf + 8192, q->s[0].buf, 8192) == 0);
     }
-    MUST_OK(dat_ep_disconnect(q->s[0].ep, DAT_CLOSE_GRACEFUL_FLAG));
+    DT_MUST(dat_ep_disconnect(q->s[0].ep, DAT_CLOSE_GRACEFUL_FLAG));
     CHECK_EQ(dt_wait_number(q->s[0].conn_evd, WAIT_US), DAT_CONNECTION_EVENT_DISCONNECTED);
     CHECK_EQ(dt_wait_number(q->s[1].conn_evd, WAIT_US), DAT_CONNECTION_EVENT_DISCONNECTED);
     dt_pair_close(q);
@@ -318,8 +307,8 @@ static void t_cno(void)
     dt_pair_open(&P, NULL, NULL);
     dt_pair_connect(&P);
     DAT_OS_WAIT_PROXY_AGENT none = {NULL, NULL};
-    MUST_OK(dat_cno_create(P.s[0].ia, none, &cno));
-    MUST_OK(dat_evd_modify_cno(P.s[0].req_evd, cno));
+    DT_MUST(dat_cno_create(P.s[0].ia, none, &cno));
+    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, cno));
     sem_init(&slots, 0, 8);   /* at most 8 WRITEs outstanding */
     pthread_t w;
     pthread_create(&w, NULL, cno_waiter, NULL);
@@ -327,11 +316,11 @@ static void t_cno(void)
         sem_wait(&slots);
         DAT_LMR_TRIPLET l = dt_iov(&P.s[0], (i % 8) * 1024, 1024);
         DAT_RMR_TRIPLET r = dt_remote(&P.s[1], (i % 8) * 1024, 1024);
-        MUST_OK(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
+        DT_MUST(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
     }
     pthread_join(w, NULL);
-    MUST_OK(dat_evd_modify_cno(P.s[0].req_evd, DAT_HANDLE_NULL));
-    MUST_OK(dat_cno_free(cno));
+    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, DAT_HANDLE_NULL));
+    DT_MUST(dat_cno_free(cno));
     dt_pair_close(&P);
 }
 

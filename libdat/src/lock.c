@@ -1,10 +1,10 @@
 /*
  * The library lock, and how a thread sleeps without it.
  *
- * One recursive lock serializes every DAT call: the objects, the handle
- * table and the driver underneath are then touched by one thread at a time.
- * It is recursive because a CNO's proxy agent, called while an event is
- * queued, may call back into the library. A wait never sleeps holding it:
+ * One lock serializes every DAT call: the objects, the handle table and the
+ * driver underneath are then touched by one thread at a time. A thread may
+ * take it again (a CNO's proxy agent, called while an event is queued, may
+ * call back into the library). A wait never sleeps holding it:
  * dat_block releases it (however deeply held) and sleeps on an eventfd
  * that dat_waiters_kick makes readable when the lock is next released, so a
  * thread blocked in dat_evd_wait never stops another thread's posts.
@@ -21,8 +21,11 @@
 
 #include "dat_internal.h"
 
-static pthread_mutex_t big = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static __thread int depth;            /* how often this thread holds `big` */
+/* Recursion is counted here, not by a recursive mutex: on the DTO path the
+ * lock costs a plain mutex's fast path and one thread-local (initial-exec:
+ * no call to find it). */
+static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+static __thread int depth __attribute__((tls_model("initial-exec")));   /* how often this thread holds `big` */
 static pthread_t first_thread;
 static bool first_seen;
 bool dat_threaded;
@@ -50,8 +53,10 @@ static void note_thread(void)
 
 void dat_lock(void)
 {
+    if (depth++ > 0)
+        return;
     pthread_mutex_lock(&big);
-    if (depth++ == 0 && DAT_UNLIKELY(!dat_threaded))
+    if (DAT_UNLIKELY(!dat_threaded))
         note_thread();
 }
 
@@ -67,8 +72,8 @@ void dat_unlock(void)
         if (DAT_UNLIKELY(dat_freerun))
             dat_progress_thread_check();
     }
-    depth--;
-    pthread_mutex_unlock(&big);
+    if (--depth == 0)
+        pthread_mutex_unlock(&big);
 }
 
 void dat_waiters_kick(void)
@@ -79,15 +84,15 @@ void dat_waiters_kick(void)
 static int release_all(void)
 {
     const int held = depth;
-    for (int i = 0; i < held; i++)
-        pthread_mutex_unlock(&big);
     depth = 0;
+    if (held > 0)
+        pthread_mutex_unlock(&big);
     return held;
 }
 
 static void reacquire(int held)
 {
-    for (int i = 0; i < held; i++)
+    if (held > 0)
         pthread_mutex_lock(&big);
     depth = held;
 }

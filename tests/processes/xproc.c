@@ -6,8 +6,9 @@
  *
  *   xproc server QUAL              rnic1: rejects the first request, accepts
  *                                  the second, binds a window and SENDs its
- *                                  context behind the bind, checks what the
- *                                  client wrote through it
+ *                                  context behind the bind, then computes
+ *                                  (no DAT call) until the client's WRITEs
+ *                                  through it have landed, and checks them
  *   xproc client HOST QUAL         rnic0: the other side of that
  *   xproc victim QUAL              rnic1: accepts, then waits to be killed
  *   xproc survivor HOST QUAL       rnic0: streams 1 MiB WRITEs; once its peer
@@ -29,6 +30,7 @@
 #define BUF (2u << 20)
 #define WIN_OFF 4096u
 #define WIN_LEN 8192u
+#define FLAG 0x600DF1A9600DF1A9ull
 
 struct side {
     DAT_IA_HANDLE ia;
@@ -141,6 +143,13 @@ static void listen_on(struct side *s, DAT_CONN_QUAL q, DAT_PSP_HANDLE *psp)
     fflush(stdout);
 }
 
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int server(DAT_CONN_QUAL q)
 {
     struct side s;
@@ -175,15 +184,32 @@ static int server(DAT_CONN_QUAL q)
     CHECK_EQ(b.event_data.rmr_completion_event_data.status, DAT_RMR_BIND_SUCCESS);
     dto_ok(s.req, "the SEND of the window's context");
 
-    /* The client wrote through the window. */
+    /* The client writes through the window, its last 8 bytes (a flag) in a
+     * WRITE of their own. On a coherent host this process now computes,
+     * making no DAT call, and watches the flag in plain memory: the NIC
+     * runs beside it (free-running) and places the WRITEs meanwhile. */
+    uint64_t *flag = (uint64_t *)(s.buf + WIN_OFF + WIN_LEN - 8);
+    if (!s.sync) {
+        const double end = wall() + 60;
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != FLAG && wall() < end) {
+        }
+        CHECK(__atomic_load_n(flag, __ATOMIC_ACQUIRE) == FLAG);
+    }
     recv_msg(&s, 3);
     if (s.sync) {
         DAT_LMR_TRIPLET t = iov(&s, WIN_OFF, WIN_LEN);
         DT_MUST(dat_lmr_sync_rdma_write(s.ia, &t, 1));
     }
     uint8_t want[WIN_LEN];
-    dt_fill(want, WIN_LEN, 42);
-    CHECK(memcmp(s.buf + WIN_OFF, want, WIN_LEN) == 0);
+    dt_fill(want, WIN_LEN - 8, 42);
+    const uint64_t f = FLAG;
+    memcpy(want + WIN_LEN - 8, &f, 8);
+    size_t bad = 0;
+    while (bad < WIN_LEN && s.buf[WIN_OFF + bad] == want[bad])
+        bad++;
+    if (bad < WIN_LEN)
+        fprintf(stderr, "window byte %zu is 0x%02x, expected 0x%02x\n", bad, s.buf[WIN_OFF + bad], want[bad]);
+    CHECK_EQ(bad, WIN_LEN);
 
     /* The client disconnects abruptly. */
     next(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, "DISCONNECTED");
@@ -238,11 +264,18 @@ static int client(const char *host, DAT_CONN_QUAL q)
     /* Write through the window the moment its context arrives. */
     struct msg w = recv_msg(&s, 2);
     CHECK_EQ(w.c, WIN_LEN);
-    dt_fill(s.buf, WIN_LEN, 42);
-    DAT_LMR_TRIPLET l = iov(&s, 0, WIN_LEN);
-    DAT_RMR_TRIPLET r = {(DAT_RMR_CONTEXT)w.a, 0, w.b, WIN_LEN};
+    dt_fill(s.buf, WIN_LEN - 8, 42);
+    const uint64_t f = FLAG;
+    memcpy(s.buf + WIN_LEN - 8, &f, 8);
+    DAT_LMR_TRIPLET l = iov(&s, 0, WIN_LEN - 8);
+    DAT_RMR_TRIPLET r = {(DAT_RMR_CONTEXT)w.a, 0, w.b, WIN_LEN - 8};
     DT_MUST(dat_ep_post_rdma_write(s.ep, 1, &l, dt_cookie(9), &r, DAT_COMPLETION_DEFAULT_FLAG));
     dto_ok(s.req, "the WRITE through the window");
+    /* The flag last: WRITEs are placed in order, so whoever sees it sees the data. */
+    DAT_LMR_TRIPLET lf = iov(&s, WIN_LEN - 8, 8);
+    DAT_RMR_TRIPLET rf = {(DAT_RMR_CONTEXT)w.a, 0, w.b + WIN_LEN - 8, 8};
+    DT_MUST(dat_ep_post_rdma_write(s.ep, 1, &lf, dt_cookie(10), &rf, DAT_COMPLETION_DEFAULT_FLAG));
+    dto_ok(s.req, "the flag's WRITE");
     send_msg(&s, 3, 0, 0, 0);
     dto_ok(s.req, "the SEND after the WRITE");
 
@@ -268,13 +301,6 @@ static int victim(DAT_CONN_QUAL q)
     DAT_COUNT more;
     dat_evd_wait(s.conn, DAT_TIMEOUT_INFINITE, 1, &e, &more);
     return 1;
-}
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int survivor(const char *host, DAT_CONN_QUAL q)

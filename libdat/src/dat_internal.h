@@ -120,24 +120,19 @@ static inline void dat_api_leave(struct dat_api_guard *g)
  * connection changed): waiters look again when the lock is next released. */
 void dat_waiters_kick(void);
 /* Blocks the calling thread, with the library lock released, until
- * dat_waiters_kick, a connection-manager socket (lockstep, `with_cm`) or
+ * dat_waiters_kick, one of the `also` descriptors (at most
+ * DAT_BLOCK_MAX_FDS: the connection manager's sockets, in lockstep) or
  * `timeout_ns` (UINT64_MAX: no limit). */
-void dat_block(uint64_t timeout_ns, bool with_cm);
+#define DAT_BLOCK_MAX_FDS 129u
+void dat_block(uint64_t timeout_ns, const struct pollfd *also, size_t n_also);
 /* Runs rnic_wait_any with the library lock released. */
 void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles);
 /* More than one thread has called into the library. */
 extern bool dat_threaded;
-
-/* ---------------------------------------------------------------- time */
-
-/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
-uint64_t dat_cycles_per_us(void);
-/* The device's clock, in cycles. */
-uint64_t dat_now(const struct dat_dev *dev);
-/* Whether time passes without libdat's calls (free-running simulation, a
- * board): then the progress thread runs. Checked and remembered. */
-bool dat_time_runs_alone(void);
-extern bool dat_freerun;
+/* The progress thread's eventfd (made at the first call), and its wake-up:
+ * it looks again at its sockets and timers (one was added). */
+int dat_progress_wake_fd(void);
+void dat_progress_poke(void);
 
 /* -------------------------------------------------------------- devices */
 
@@ -417,6 +412,10 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
 
 DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
 void dat_dev_put(struct dat_dev *dev);
+/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
+uint64_t dat_cycles_per_us(void);
+/* The device's clock, in cycles. */
+uint64_t dat_now(const struct dat_dev *dev);
 
 /* ---------------------------------------------------- non-coherent host */
 
@@ -454,10 +453,10 @@ void dat_progress_settled(void);
  * report of a wait nothing can end. */
 DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond)(void *), void *arg,
                         const char *what);
-/* Starts the progress thread once time runs alone. */
-void dat_progress_thread_check(void);
-/* The progress thread looks again at its sockets and timers (one was added). */
-void dat_progress_poke(void);
+/* Whether time passes without libdat's calls (free-running simulation, a
+ * board): then the progress thread runs (started when this first finds
+ * it). Checked and remembered. */
+bool dat_time_runs_alone(void);
 
 /* ------------------------------------------------------------------ CM */
 

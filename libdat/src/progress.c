@@ -23,7 +23,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "dat_internal.h"
@@ -32,30 +31,7 @@
  * deadline: it looks at its condition again after it. */
 #define LOCKSTEP_SLICE_CYCLES (1u << 20)
 
-bool dat_freerun;
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    return (*end == '\0' && v > 0) ? (uint64_t)v : dflt;
-}
-
-uint64_t dat_cycles_per_us(void)
-{
-    static uint64_t mhz;
-    if (!mhz)
-        mhz = env_u64("RNIC_CLOCK_MHZ", 250);
-    return mhz;
-}
-
-uint64_t dat_now(const struct dat_dev *dev)
-{
-    return rnic_time(dev->rdev);
-}
+static bool freerun;
 
 /* Wall-clock nanoseconds `cycles` of an idle NIC take (the most it can take). */
 static uint64_t cycles_ns(uint64_t cycles)
@@ -64,14 +40,18 @@ static uint64_t cycles_ns(uint64_t cycles)
     return cycles > UINT64_MAX / (per ? per : 1) ? UINT64_MAX : cycles * (per ? per : 1);
 }
 
+static void progress_thread_start(void);
+
 bool dat_time_runs_alone(void)
 {
-    if (!dat_freerun) {
+    if (!freerun) {
         for (struct dat_dev *d = dat_devs; d; d = d->next)
             if (rnic_time_runs_alone(d->rdev))
-                dat_freerun = true;
+                freerun = true;
     }
-    return dat_freerun;
+    if (freerun)
+        progress_thread_start();
+    return freerun;
 }
 
 static void drain_all_cqs(void)
@@ -110,7 +90,6 @@ void dat_progress_settled(void)
 /* ------------------------------------------------------ progress thread */
 
 static bool thread_started;
-static int poke_fd = -1;
 
 static void *progress_main(void *arg)
 {
@@ -120,7 +99,7 @@ static void *progress_main(void *arg)
         nfds_t n = 0;
         uint64_t timeout_ns;
         dat_lock();
-        p[n++] = (struct pollfd){poke_fd, POLLIN, 0};
+        p[n++] = (struct pollfd){dat_progress_wake_fd(), POLLIN, 0};
         for (struct dat_dev *d = dat_devs; d && n < 8; d = d->next) {
             const int fd = rnic_event_fd(d->rdev);
             bool dup = fd < 0;
@@ -159,24 +138,17 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-void dat_progress_poke(void)
+/* Under the lock, when time is first found to run alone: the thread takes
+ * the lock once the caller lets it go (or blocks in a wait). */
+static void progress_thread_start(void)
 {
-    if (poke_fd >= 0) {
-        const uint64_t one = 1;
-        (void)!write(poke_fd, &one, sizeof(one));
-    }
-}
-
-void dat_progress_thread_check(void)
-{
-    if (thread_started || !dat_freerun)
+    if (thread_started)
         return;
-    poke_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_t t;
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (poke_fd >= 0 && pthread_create(&t, &a, progress_main, NULL) == 0)
+    if (dat_progress_wake_fd() >= 0 && pthread_create(&t, &a, progress_main, NULL) == 0)
         thread_started = true;
     pthread_attr_destroy(&a);
 }
@@ -238,7 +210,7 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
         if (next_timer < step)
             step = next_timer ? next_timer : 1;
         if (alone) {
-            dat_block(unbounded ? UINT64_MAX : cycles_ns(step), false);
+            dat_block(unbounded ? UINT64_MAX : cycles_ns(step), NULL, 0);
             continue;
         }
         if (unbounded && all_quiescent()) {
@@ -251,7 +223,8 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
                         "only another thread or another process can end this wait\n",
                         what);
             told = true;
-            dat_block(UINT64_MAX, true);
+            struct pollfd cm[DAT_BLOCK_MAX_FDS];
+            dat_block(UINT64_MAX, cm, dat_cm_pollfds(cm, DAT_BLOCK_MAX_FDS));
             continue;
         }
         /* Up to the deadline in one go (the platform jumps what is idle and

@@ -214,10 +214,26 @@ struct dat_evd {
     int waiters;                         /* threads in dat_evd_wait on it */
 };
 
-/* Append an event; an overflow is reported on the IA's async EVD. */
+/* Append an event; an overflow is reported on the IA's async EVD
+ * (evd_queue.c). */
 void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify);
-/* Move completions of the EVD's CQ into its queue. */
-void dat_evd_drain_cq(struct dat_evd *evd);
+
+/* Take the oldest event (the queue is not empty). Inline: the dequeue path
+ * counts instructions. */
+static inline void dat_evd_pop(struct dat_evd *evd, DAT_EVENT *out)
+{
+    struct dat_evq_entry *e = &evd->q[evd->head];
+    *out = e->ev;
+    if (e->notify)
+        evd->n_notify--;
+    evd->head = (evd->head + 1) % (uint32_t)evd->qlen;
+    evd->count--;
+}
+
+/* ---------------------------------------------------------- completions */
+
+/* Moves completions of the EVD's CQ into its queue (completion.c). */
+void dat_cq_drain(struct dat_evd *evd);
 
 /* ----------------------------------------------------------------- LMR */
 
@@ -337,8 +353,6 @@ uint64_t dat_ep_graceful_timers(void);
 void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
 void dat_ep_destroy(struct dat_ep *ep);
 DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
-/* Completion from the hardware for this EP. */
-void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc);
 
 /* ------------------------------------------------------- PSP, RSP, CR */
 
@@ -497,6 +511,5 @@ void dat_rsp_destroy(struct dat_rsp *rsp);
 
 void *dat_zalloc(size_t n);
 uint32_t dat_pow2_at_least(uint32_t n);
-DAT_DTO_COMPLETION_STATUS dat_status_from_cqe(uint8_t status);
 
 #endif

@@ -58,7 +58,7 @@ static void drain_all_cqs(void)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
         for (struct dat_evd *e = d->cq_evds; e; e = e->cq_next)
-            dat_evd_drain_cq(e);
+            dat_cq_drain(e);
     }
 }
 

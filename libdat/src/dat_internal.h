@@ -232,8 +232,25 @@ static inline void dat_evd_pop(struct dat_evd *evd, DAT_EVENT *out)
 
 /* ---------------------------------------------------------- completions */
 
-/* Moves completions of the EVD's CQ into its queue (completion.c). */
-void dat_cq_drain(struct dat_evd *evd);
+/* What a completion implies beyond its event: left by the completion path
+ * for the progress engine, which does it after the drain (progress.c). */
+enum dat_work_kind {
+    DAT_WORK_RMR_READBACK,               /* a bind failed: read the RMR's window back from the NIC */
+    DAT_WORK_EP_BROKEN,                  /* an error completion broke the EP's connection */
+    DAT_WORK_EP_GRACEFUL,                /* the EP's requests are done: its graceful disconnect may finish */
+};
+struct dat_work {
+    enum dat_work_kind kind;
+    DAT_HANDLE handle;                   /* the RMR or EP (looked up again: it may be gone) */
+};
+
+/* Moves completions of the EVD's CQ into its queue (completion.c). Returns
+ * true when a completion left work: the drain stopped, and the caller
+ * takes the work (dat_work_take) and drains again (dat_progress_cq). */
+bool dat_cq_drain(struct dat_evd *evd);
+/* The next piece of work, in order; events held behind earlier work are
+ * queued on the way. False: none left. */
+bool dat_work_take(struct dat_work *w);
 
 /* ----------------------------------------------------------------- LMR */
 
@@ -346,8 +363,10 @@ DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
 void dat_ep_quiesce(struct dat_ep *ep);
 /* Connection ends: flush the QP and report `event` on the connect EVD. */
 void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event);
-/* Called after completions: a graceful disconnect may now finish. */
+/* After completions: a graceful disconnect may now finish. */
 void dat_ep_check_graceful(struct dat_ep *ep);
+/* An error completion broke the connection: BROKEN for both peers. */
+void dat_ep_broken(struct dat_ep *ep);
 /* Graceful disconnects past their deadline; returns cycles to the next. */
 uint64_t dat_ep_graceful_timers(void);
 void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
@@ -458,6 +477,14 @@ void dat_sync_tell(struct dat_ia *ia);
 /* Completions into EVDs and connection messages answered, without
  * blocking. */
 void dat_progress(void);
+/* Does the work completions left (dat_work_take), in order. */
+void dat_progress_work(void);
+/* Completions of one EVD's CQ into its queue, and the work they leave. */
+static inline void dat_progress_cq(struct dat_evd *evd)
+{
+    while (DAT_UNLIKELY(dat_cq_drain(evd)))
+        dat_progress_work();
+}
 /* Like dat_progress, but first lets every connection message already sent
  * inside this process arrive, so what happens next does not depend on the
  * host's scheduling. */

@@ -213,9 +213,9 @@ void dat_ep_quiesce(struct dat_ep *ep)
     uint64_t spent = 0;
     while (spent < QUIESCE_LIMIT_CYCLES) {
         if (ep->req_evd && ep->req_evd->cq)
-            dat_cq_drain(ep->req_evd);
+            dat_progress_cq(ep->req_evd);
         if (ep->recv_evd && ep->recv_evd->cq)
-            dat_cq_drain(ep->recv_evd);
+            dat_progress_cq(ep->recv_evd);
         if (ep_idle(ep))
             break;
         uint64_t w = rnic_wait(dev->rdev, 1024);
@@ -262,6 +262,14 @@ void dat_ep_check_graceful(struct dat_ep *ep)
 {
     if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful && ep->sq_tail == ep->sq_head)
         finish_disconnect(ep);
+}
+
+void dat_ep_broken(struct dat_ep *ep)
+{
+    if (ep->state != DAT_EP_STATE_CONNECTED && ep->state != DAT_EP_STATE_DISCONNECT_PENDING)
+        return;   /* gone already (an earlier completion of the same batch) */
+    dat_cm_send_disconnect(ep, true);
+    dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_BROKEN);
 }
 
 uint64_t dat_ep_graceful_timers(void)

@@ -183,7 +183,7 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
     if (evd_min_qlen <= 0 || evd_min_qlen > DAT_RNIC_MAX_EVD_QLEN)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     if (evd->cq)
-        dat_cq_drain(evd);
+        dat_progress_cq(evd);
     if ((uint32_t)evd_min_qlen < evd->count)
         return DAT_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
     struct dat_evq_entry *q = calloc((size_t)evd_min_qlen, sizeof(*q));
@@ -240,7 +240,7 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
         if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG | DAT_EVD_ASYNC_FLAG))
             dat_progress_settled();
         else if (evd->cq)
-            dat_cq_drain(evd);
+            dat_progress_cq(evd);
         if (evd->count == 0) {
             /* Looking costs the CPU time: in lockstep it is NIC time too, so
              * a polling loop sees the NIC move, the same way every run. */

@@ -54,11 +54,36 @@ bool dat_time_runs_alone(void)
     return freerun;
 }
 
+/* The state changes completions imply, after the drain that found them
+ * (completion.c): the connection an error completion broke, the window a
+ * failed bind left as it was, the graceful disconnect whose last request
+ * is done. Their objects may be gone by now. */
+void dat_progress_work(void)
+{
+    struct dat_work w;
+    while (dat_work_take(&w)) {
+        struct dat_ep *ep;
+        switch (w.kind) {
+        case DAT_WORK_RMR_READBACK:
+            dat_rmr_bind_failed(w.handle);
+            break;
+        case DAT_WORK_EP_BROKEN:
+            if ((ep = (struct dat_ep *)dat_handle_lookup(w.handle, DAT_HANDLE_TYPE_EP)) != NULL)
+                dat_ep_broken(ep);
+            break;
+        case DAT_WORK_EP_GRACEFUL:
+            if ((ep = (struct dat_ep *)dat_handle_lookup(w.handle, DAT_HANDLE_TYPE_EP)) != NULL)
+                dat_ep_check_graceful(ep);
+            break;
+        }
+    }
+}
+
 static void drain_all_cqs(void)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
         for (struct dat_evd *e = d->cq_evds; e; e = e->cq_next)
-            dat_cq_drain(e);
+            dat_progress_cq(e);
     }
 }
 

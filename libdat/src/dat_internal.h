@@ -357,11 +357,18 @@ static inline uint8_t dat_req_wqe_flags(struct dat_ep *ep, uint64_t seq, bool de
     return w;
 }
 
-/* A configured EP (PZ, request and connect EVDs) has a hardware QP. */
+/* ep.c: a configured EP (PZ, request and connect EVDs) has a hardware QP. */
 DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
 /* Let outstanding work complete (flushed) so the QP number can go. */
 void dat_ep_quiesce(struct dat_ep *ep);
-/* Connection ends: flush the QP and report `event` on the connect EVD. */
+void dat_ep_destroy(struct dat_ep *ep);
+
+/* ep_conn.c: the error a call reports for an EP in a state it refuses. */
+DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
+/* A connection event on the EP's connect EVD (the peer's private data of
+ * the last connection event with it). */
+void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
+/* Connection ends: flush the QP, drop the CM connection, report `event`. */
 void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event);
 /* After completions: a graceful disconnect may now finish. */
 void dat_ep_check_graceful(struct dat_ep *ep);
@@ -369,9 +376,6 @@ void dat_ep_check_graceful(struct dat_ep *ep);
 void dat_ep_broken(struct dat_ep *ep);
 /* Graceful disconnects past their deadline; returns cycles to the next. */
 uint64_t dat_ep_graceful_timers(void);
-void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
-void dat_ep_destroy(struct dat_ep *ep);
-DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
 
 /* ------------------------------------------------------- PSP, RSP, CR */
 

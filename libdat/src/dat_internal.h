@@ -505,12 +505,21 @@ bool dat_time_runs_alone(void);
 
 /* ------------------------------------------------------------------ CM */
 
-/* Start an active connection from ep to addr/conn_qual. */
+/* cm_setup.c: connection setup and teardown (REQ, REP, RTU, REJ; DISC and
+ * BROKEN received). Start an active connection from ep to addr/conn_qual. */
 DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT_CONN_QUAL qual,
                           DAT_TIMEOUT timeout, DAT_COUNT pdata_len, const void *pdata);
 DAT_RETURN dat_cm_accept(struct dat_cr *cr, struct dat_ep *ep, DAT_COUNT pdata_len, const void *pdata);
 void dat_cm_reject(struct dat_cr *cr);
-/* Tell the peer the connection is gone (DISC or BROKEN) and drop it. */
+/* Accepts, reads and answers what the connections have to say. */
+void dat_cm_progress(void);
+/* dat_cm_progress until nothing sent inside this process is unread. */
+void dat_cm_settle(void);
+/* Connect timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
+uint64_t dat_cm_timers(void);
+
+/* cm_conn.c: the TCP connections, listeners and messages. Tell the peer
+ * the connection is gone (DISC or BROKEN). */
 void dat_cm_send_disconnect(struct dat_ep *ep, bool broken);
 /* Detach a connection from its EP or CR and close it once its last message is sent. */
 void dat_cm_conn_release(struct cm_conn *c);
@@ -518,12 +527,8 @@ void dat_cm_conn_release(struct cm_conn *c);
 DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CONN_QUAL *bound,
                          int *fd_out);
 void dat_cm_unlisten(int fd);
-void dat_cm_progress(void);
-void dat_cm_settle(void);
 /* The sockets the connection manager waits on (listeners, connections). */
 size_t dat_cm_pollfds(struct pollfd *p, size_t max);
-/* Connection timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
-uint64_t dat_cm_timers(void);
 /* TCP port that conn_qual maps to on an IA address; 0 if none. */
 uint16_t dat_cm_port_of(DAT_CONN_QUAL qual);
 

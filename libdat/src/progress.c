@@ -79,6 +79,15 @@ void dat_progress_work(void)
     }
 }
 
+/* Connection timers, then graceful disconnects past their limit: the due
+ * ones fire; returns cycles until the next (UINT64_MAX: none runs). */
+static uint64_t timers(void)
+{
+    const uint64_t c = dat_cm_timers();
+    const uint64_t g = dat_ep_graceful_timers();
+    return g < c ? g : c;
+}
+
 static void drain_all_cqs(void)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
@@ -134,7 +143,7 @@ static void *progress_main(void *arg)
                 p[n++] = (struct pollfd){fd, POLLIN, 0};
         }
         n += dat_cm_pollfds(p + n, sizeof(p) / sizeof(p[0]) - n);
-        timeout_ns = cycles_ns(dat_cm_timers());
+        timeout_ns = cycles_ns(timers());
         dat_unlock();
 
         if (timeout_ns > 100000000u)
@@ -156,7 +165,7 @@ static void *progress_main(void *arg)
             }
         }
         dat_progress();
-        (void)dat_cm_timers();
+        (void)timers();
         dat_waiters_kick();
         dat_unlock();
     }
@@ -221,7 +230,7 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
             dat_progress();
         else
             dat_progress_settled();
-        const uint64_t next_timer = dat_cm_timers();
+        const uint64_t next_timer = timers();
         if (cond(arg))
             return DAT_SUCCESS;
         const uint64_t now = dat_now(dev);

@@ -9,6 +9,10 @@
  * Everything is non-blocking. Service points listen on their IA's address
  * (127.0.0.(i+1) for NIC i) at TCP port conn_qual + DAT_RNIC_CM_PORT_BASE
  * (default 0).
+ *
+ * The sockets open (listeners and connections) and the connect timers
+ * running are counted: while there are none, the connection manager has
+ * nothing to do and the progress engine does not run it (dat_cm_busy).
  */
 #include <errno.h>
 #include <poll.h>
@@ -24,6 +28,7 @@
 
 struct cm_conn *cm_conns;
 static uint64_t conn_ids;
+unsigned dat_cm_open_sockets, dat_cm_running_timers;
 
 /* Who sent a message, for whoever reads a capture of the exchange. */
 static uint64_t sender_id(void)
@@ -78,14 +83,17 @@ DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CO
         *bound = p - base;
     }
     *fd_out = fd;
+    dat_cm_open_sockets++;
     dat_progress_poke();
     return DAT_SUCCESS;
 }
 
 void dat_cm_unlisten(int fd)
 {
-    if (fd >= 0)
+    if (fd >= 0) {
         close(fd);
+        dat_cm_open_sockets--;
+    }
 }
 
 struct dat_obj *cm_local_listener(const struct sockaddr_in *addr, uint16_t port)
@@ -121,6 +129,7 @@ struct cm_conn *cm_conn_new(int fd, bool active, struct dat_ia *ia)
         return NULL;
     c->id = ++conn_ids;
     c->fd = fd;
+    dat_cm_open_sockets++;
     c->active = active;
     c->ia = ia;
     socklen_t l = sizeof(c->laddr);
@@ -188,8 +197,10 @@ void cm_conn_close(struct cm_conn *c)
         c->peer->peer_tx_final = c->tx_total;
         c->peer = NULL;
     }
-    if (c->fd >= 0)
+    if (c->fd >= 0) {
         close(c->fd);
+        dat_cm_open_sockets--;
+    }
     c->fd = -1;
     /* Freed by cm_reap(): callers up the stack may still look at it. */
     c->dead = true;
@@ -221,6 +232,8 @@ struct cm_conn *cm_conn_by_id(uint64_t id)
 
 void cm_timer_start(struct cm_conn *c, struct dat_dev *dev, uint64_t deadline)
 {
+    if (!c->timer)
+        dat_cm_running_timers++;
     c->timer = true;
     c->tdev = dev;
     c->deadline = deadline;
@@ -228,6 +241,8 @@ void cm_timer_start(struct cm_conn *c, struct dat_dev *dev, uint64_t deadline)
 
 void cm_timer_stop(struct cm_conn *c)
 {
+    if (c->timer)
+        dat_cm_running_timers--;
     c->timer = false;
 }
 

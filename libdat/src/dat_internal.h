@@ -531,6 +531,14 @@ void dat_cm_unlisten(int fd);
 size_t dat_cm_pollfds(struct pollfd *p, size_t max);
 /* TCP port that conn_qual maps to on an IA address; 0 if none. */
 uint16_t dat_cm_port_of(DAT_CONN_QUAL qual);
+/* Sockets open (listeners, connections) and connect timers running. */
+extern unsigned dat_cm_open_sockets, dat_cm_running_timers;
+/* The connection manager has something to do (a socket to watch, a timer
+ * to fire); while it has not, the progress engine skips it. */
+static inline bool dat_cm_busy(void)
+{
+    return dat_cm_open_sockets > 0 || dat_cm_running_timers > 0;
+}
 
 /* ------------------------------------------------------ object lifetimes */
 

@@ -83,7 +83,7 @@ void dat_progress_work(void)
  * ones fire; returns cycles until the next (UINT64_MAX: none runs). */
 static uint64_t timers(void)
 {
-    const uint64_t c = dat_cm_timers();
+    const uint64_t c = dat_cm_running_timers > 0 ? dat_cm_timers() : UINT64_MAX;
     const uint64_t g = dat_ep_graceful_timers();
     return g < c ? g : c;
 }
@@ -106,19 +106,26 @@ static bool cq_pending(void)
     return false;
 }
 
+/* The connection manager runs only while it has something to do: a socket
+ * open or a connect timer running (dat_cm_busy). A program waiting for
+ * data completions with no connection being set up or torn down, and no
+ * service point listening, pays nothing for it. */
 void dat_progress(void)
 {
-    dat_cm_progress();
+    if (dat_cm_busy())
+        dat_cm_progress();
     drain_all_cqs();
 }
 
 void dat_progress_settled(void)
 {
-    dat_cm_settle();
+    if (dat_cm_busy())
+        dat_cm_settle();
     drain_all_cqs();
     /* Completions may have finished a graceful disconnect, whose message
      * the peer should see before we go on. */
-    dat_cm_settle();
+    if (dat_cm_busy())
+        dat_cm_settle();
 }
 
 /* ------------------------------------------------------ progress thread */

@@ -426,7 +426,8 @@ struct dat_rmr {
 };
 
 void dat_rmr_destroy(struct dat_rmr *rmr);
-/* A bind of this RMR completed in error: take the window's state from the NIC. */
+/* A bind of this RMR completed in error: take the window's state from the
+ * NIC (work for the progress engine, after the drain). */
 void dat_rmr_bind_failed(DAT_RMR_HANDLE rmr);
 
 /* ------------------------------------------------------------ registry */

@@ -1,6 +1,8 @@
 /*
- * The progress engine: completions moved from CQs into EVDs, connection
- * messages read and answered, timers fired.
+ * The progress engine: completions moved from CQs into EVDs and, after
+ * each drain, the state changes they imply done (the work completion.c
+ * leaves); connection messages read and answered while the connection
+ * manager has a socket open or a timer running; timers fired.
  *
  * Lockstep (a simulated platform whose time moves only inside calls): it
  * runs whenever a DAT call needs it, and waits move time themselves: they
@@ -106,10 +108,10 @@ static bool cq_pending(void)
     return false;
 }
 
-/* The connection manager runs only while it has something to do: a socket
- * open or a connect timer running (dat_cm_busy). A program waiting for
- * data completions with no connection being set up or torn down, and no
- * service point listening, pays nothing for it. */
+/* The connection manager runs only while it has something to do
+ * (dat_cm_busy): a socket open (a service point's listener; a connection,
+ * which keeps its socket while it is up, for DISC and BROKEN) or a connect
+ * timer running. With none, a pass is the drain alone. */
 void dat_progress(void)
 {
     if (dat_cm_busy())

@@ -1,5 +1,5 @@
 /*
- * The connection manager's wire messages and TCP connections (cm.c).
+ * The connection manager's wire messages (sent and read by cm_conn.c).
  *
  * Every message is a 48-byte header, little-endian, then private data:
  *   0  magic "DCM1"        4  type   5  rd_in  6  rd_out  7  reason

@@ -120,24 +120,19 @@ static inline void dat_api_leave(struct dat_api_guard *g)
  * connection changed): waiters look again when the lock is next released. */
 void dat_waiters_kick(void);
 /* Blocks the calling thread, with the library lock released, until
- * dat_waiters_kick, a connection-manager socket (lockstep, `with_cm`) or
+ * dat_waiters_kick, one of the `also` descriptors (at most
+ * DAT_BLOCK_MAX_FDS: the connection manager's sockets, in lockstep) or
  * `timeout_ns` (UINT64_MAX: no limit). */
-void dat_block(uint64_t timeout_ns, bool with_cm);
+#define DAT_BLOCK_MAX_FDS 129u
+void dat_block(uint64_t timeout_ns, const struct pollfd *also, size_t n_also);
 /* Runs rnic_wait_any with the library lock released. */
 void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles);
 /* More than one thread has called into the library. */
 extern bool dat_threaded;
-
-/* ---------------------------------------------------------------- time */
-
-/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
-uint64_t dat_cycles_per_us(void);
-/* The device's clock, in cycles. */
-uint64_t dat_now(const struct dat_dev *dev);
-/* Whether time passes without libdat's calls (free-running simulation, a
- * board): then the progress thread runs. Checked and remembered. */
-bool dat_time_runs_alone(void);
-extern bool dat_freerun;
+/* The progress thread's eventfd (made at the first call), and its wake-up:
+ * it looks again at its sockets and timers (one was added). */
+int dat_progress_wake_fd(void);
+void dat_progress_poke(void);
 
 /* -------------------------------------------------------------- devices */
 
@@ -219,10 +214,43 @@ struct dat_evd {
     int waiters;                         /* threads in dat_evd_wait on it */
 };
 
-/* Append an event; an overflow is reported on the IA's async EVD. */
+/* Append an event; an overflow is reported on the IA's async EVD
+ * (evd_queue.c). */
 void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify);
-/* Move completions of the EVD's CQ into its queue. */
-void dat_evd_drain_cq(struct dat_evd *evd);
+
+/* Take the oldest event (the queue is not empty). Inline: the dequeue path
+ * counts instructions. */
+static inline void dat_evd_pop(struct dat_evd *evd, DAT_EVENT *out)
+{
+    struct dat_evq_entry *e = &evd->q[evd->head];
+    *out = e->ev;
+    if (e->notify)
+        evd->n_notify--;
+    evd->head = (evd->head + 1) % (uint32_t)evd->qlen;
+    evd->count--;
+}
+
+/* ---------------------------------------------------------- completions */
+
+/* What a completion implies beyond its event: left by the completion path
+ * for the progress engine, which does it after the drain (progress.c). */
+enum dat_work_kind {
+    DAT_WORK_RMR_READBACK,               /* a bind failed: read the RMR's window back from the NIC */
+    DAT_WORK_EP_BROKEN,                  /* an error completion broke the EP's connection */
+    DAT_WORK_EP_GRACEFUL,                /* the EP's requests are done: its graceful disconnect may finish */
+};
+struct dat_work {
+    enum dat_work_kind kind;
+    DAT_HANDLE handle;                   /* the RMR or EP (looked up again: it may be gone) */
+};
+
+/* Moves completions of the EVD's CQ into its queue (completion.c). Returns
+ * true when a completion left work: the drain stopped, and the caller
+ * takes the work (dat_work_take) and drains again (dat_progress_cq). */
+bool dat_cq_drain(struct dat_evd *evd);
+/* The next piece of work, in order; events held behind earlier work are
+ * queued on the way. False: none left. */
+bool dat_work_take(struct dat_work *w);
 
 /* ----------------------------------------------------------------- LMR */
 
@@ -329,21 +357,25 @@ static inline uint8_t dat_req_wqe_flags(struct dat_ep *ep, uint64_t seq, bool de
     return w;
 }
 
-/* A configured EP (PZ, request and connect EVDs) has a hardware QP. */
+/* ep.c: a configured EP (PZ, request and connect EVDs) has a hardware QP. */
 DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd);
 /* Let outstanding work complete (flushed) so the QP number can go. */
 void dat_ep_quiesce(struct dat_ep *ep);
-/* Connection ends: flush the QP and report `event` on the connect EVD. */
+void dat_ep_destroy(struct dat_ep *ep);
+
+/* ep_conn.c: the error a call reports for an EP in a state it refuses. */
+DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
+/* A connection event on the EP's connect EVD (the peer's private data of
+ * the last connection event with it). */
+void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
+/* Connection ends: flush the QP, drop the CM connection, report `event`. */
 void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event);
-/* Called after completions: a graceful disconnect may now finish. */
+/* After completions: a graceful disconnect may now finish. */
 void dat_ep_check_graceful(struct dat_ep *ep);
+/* An error completion broke the connection: BROKEN for both peers. */
+void dat_ep_broken(struct dat_ep *ep);
 /* Graceful disconnects past their deadline; returns cycles to the next. */
 uint64_t dat_ep_graceful_timers(void);
-void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
-void dat_ep_destroy(struct dat_ep *ep);
-DAT_RETURN dat_ep_state_error(DAT_EP_STATE s);
-/* Completion from the hardware for this EP. */
-void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc);
 
 /* ------------------------------------------------------- PSP, RSP, CR */
 
@@ -394,7 +426,8 @@ struct dat_rmr {
 };
 
 void dat_rmr_destroy(struct dat_rmr *rmr);
-/* A bind of this RMR completed in error: take the window's state from the NIC. */
+/* A bind of this RMR completed in error: take the window's state from the
+ * NIC (work for the progress engine, after the drain). */
 void dat_rmr_bind_failed(DAT_RMR_HANDLE rmr);
 
 /* ------------------------------------------------------------ registry */
@@ -417,6 +450,10 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
 
 DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
 void dat_dev_put(struct dat_dev *dev);
+/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
+uint64_t dat_cycles_per_us(void);
+/* The device's clock, in cycles. */
+uint64_t dat_now(const struct dat_dev *dev);
 
 /* ---------------------------------------------------- non-coherent host */
 
@@ -445,6 +482,14 @@ void dat_sync_tell(struct dat_ia *ia);
 /* Completions into EVDs and connection messages answered, without
  * blocking. */
 void dat_progress(void);
+/* Does the work completions left (dat_work_take), in order. */
+void dat_progress_work(void);
+/* Completions of one EVD's CQ into its queue, and the work they leave. */
+static inline void dat_progress_cq(struct dat_evd *evd)
+{
+    while (DAT_UNLIKELY(dat_cq_drain(evd)))
+        dat_progress_work();
+}
 /* Like dat_progress, but first lets every connection message already sent
  * inside this process arrive, so what happens next does not depend on the
  * host's scheduling. */
@@ -454,19 +499,28 @@ void dat_progress_settled(void);
  * report of a wait nothing can end. */
 DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond)(void *), void *arg,
                         const char *what);
-/* Starts the progress thread once time runs alone. */
-void dat_progress_thread_check(void);
-/* The progress thread looks again at its sockets and timers (one was added). */
-void dat_progress_poke(void);
+/* Whether time passes without libdat's calls (free-running simulation, a
+ * board): then the progress thread runs (started when this first finds
+ * it). Checked and remembered. */
+bool dat_time_runs_alone(void);
 
 /* ------------------------------------------------------------------ CM */
 
-/* Start an active connection from ep to addr/conn_qual. */
+/* cm_setup.c: connection setup and teardown (REQ, REP, RTU, REJ; DISC and
+ * BROKEN received). Start an active connection from ep to addr/conn_qual. */
 DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT_CONN_QUAL qual,
                           DAT_TIMEOUT timeout, DAT_COUNT pdata_len, const void *pdata);
 DAT_RETURN dat_cm_accept(struct dat_cr *cr, struct dat_ep *ep, DAT_COUNT pdata_len, const void *pdata);
 void dat_cm_reject(struct dat_cr *cr);
-/* Tell the peer the connection is gone (DISC or BROKEN) and drop it. */
+/* Accepts, reads and answers what the connections have to say. */
+void dat_cm_progress(void);
+/* dat_cm_progress until nothing sent inside this process is unread. */
+void dat_cm_settle(void);
+/* Connect timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
+uint64_t dat_cm_timers(void);
+
+/* cm_conn.c: the TCP connections, listeners and messages. Tell the peer
+ * the connection is gone (DISC or BROKEN). */
 void dat_cm_send_disconnect(struct dat_ep *ep, bool broken);
 /* Detach a connection from its EP or CR and close it once its last message is sent. */
 void dat_cm_conn_release(struct cm_conn *c);
@@ -474,14 +528,18 @@ void dat_cm_conn_release(struct cm_conn *c);
 DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CONN_QUAL *bound,
                          int *fd_out);
 void dat_cm_unlisten(int fd);
-void dat_cm_progress(void);
-void dat_cm_settle(void);
 /* The sockets the connection manager waits on (listeners, connections). */
 size_t dat_cm_pollfds(struct pollfd *p, size_t max);
-/* Connection timers: fire the due ones; return cycles until the next (or UINT64_MAX). */
-uint64_t dat_cm_timers(void);
 /* TCP port that conn_qual maps to on an IA address; 0 if none. */
 uint16_t dat_cm_port_of(DAT_CONN_QUAL qual);
+/* Sockets open (listeners, connections) and connect timers running. */
+extern unsigned dat_cm_open_sockets, dat_cm_running_timers;
+/* The connection manager has something to do (a socket to watch, a timer
+ * to fire); while it has not, the progress engine skips it. */
+static inline bool dat_cm_busy(void)
+{
+    return dat_cm_open_sockets > 0 || dat_cm_running_timers > 0;
+}
 
 /* ------------------------------------------------------ object lifetimes */
 
@@ -498,6 +556,5 @@ void dat_rsp_destroy(struct dat_rsp *rsp);
 
 void *dat_zalloc(size_t n);
 uint32_t dat_pow2_at_least(uint32_t n);
-DAT_DTO_COMPLETION_STATUS dat_status_from_cqe(uint8_t status);
 
 #endif

@@ -3,41 +3,22 @@
  * a request EVD (so receives can be posted before connecting). Request and
  * receive queues keep, per posted DTO, what its completion event needs;
  * the WQE's wr_id is the DTO's sequence number on its queue.
+ *
+ * Here: attributes, the QP's life, create, query, modify, free, reset and
+ * status. The EP's connection (its events, loss and disconnect) is
+ * ep_conn.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dat_internal.h"
 
-/* Cycles a graceful disconnect waits for DTOs whose completion is not
- * reported (posted with DAT_COMPLETION_SUPPRESS_FLAG): 50 us. */
-#define GRACEFUL_LIMIT_US 50u
 /* Cycles the flush of a freed EP may take before its QP number goes. */
 #define QUIESCE_LIMIT_CYCLES 200000u
 
 static struct dat_ep *ep_lookup(DAT_EP_HANDLE h)
 {
     return (struct dat_ep *)dat_handle_lookup(h, DAT_HANDLE_TYPE_EP);
-}
-
-DAT_RETURN dat_ep_state_error(DAT_EP_STATE s)
-{
-    static const DAT_RETURN_SUBTYPE sub[] = {
-        [DAT_EP_STATE_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONNECTED,
-        [DAT_EP_STATE_UNCONFIGURED_UNCONNECTED] = DAT_INVALID_STATE_EP_UNCONFIGURED,
-        [DAT_EP_STATE_RESERVED] = DAT_INVALID_STATE_EP_RESERVED,
-        [DAT_EP_STATE_UNCONFIGURED_RESERVED] = DAT_INVALID_STATE_EP_UNCONFRESERVED,
-        [DAT_EP_STATE_PASSIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_PASSCONNPENDING,
-        [DAT_EP_STATE_UNCONFIGURED_PASSIVE] = DAT_INVALID_STATE_EP_UNCONFPASSIVE,
-        [DAT_EP_STATE_ACTIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_ACTCONNPENDING,
-        [DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING] = DAT_INVALID_STATE_EP_TENTCONNPENDING,
-        [DAT_EP_STATE_UNCONFIGURED_TENTATIVE] = DAT_INVALID_STATE_EP_UNCONFTENTATIVE,
-        [DAT_EP_STATE_CONNECTED] = DAT_INVALID_STATE_EP_CONNECTED,
-        [DAT_EP_STATE_DISCONNECT_PENDING] = DAT_INVALID_STATE_EP_DISCPENDING,
-        [DAT_EP_STATE_DISCONNECTED] = DAT_INVALID_STATE_EP_DISCONNECTED,
-        [DAT_EP_STATE_COMPLETION_PENDING] = DAT_INVALID_STATE_EP_COMPLPENDING,
-    };
-    return DAT_ERR(DAT_INVALID_STATE, (unsigned)s < sizeof(sub) / sizeof(sub[0]) ? sub[s] : DAT_NO_SUBTYPE);
 }
 
 /* ------------------------------------------------------------ attributes */
@@ -213,159 +194,14 @@ void dat_ep_quiesce(struct dat_ep *ep)
     uint64_t spent = 0;
     while (spent < QUIESCE_LIMIT_CYCLES) {
         if (ep->req_evd && ep->req_evd->cq)
-            dat_evd_drain_cq(ep->req_evd);
+            dat_progress_cq(ep->req_evd);
         if (ep->recv_evd && ep->recv_evd->cq)
-            dat_evd_drain_cq(ep->recv_evd);
+            dat_progress_cq(ep->recv_evd);
         if (ep_idle(ep))
             break;
         uint64_t w = rnic_wait(dev->rdev, 1024);
         spent += w ? w : 1024;
     }
-}
-
-/* --------------------------------------------------------------- events */
-
-void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num)
-{
-    if (!ep->conn_evd)
-        return;
-    DAT_EVENT ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.event_number = num;
-    ev.event_data.connect_event_data.ep_handle = DAT_H(ep);
-    ev.event_data.connect_event_data.private_data_size = ep->pdata_len;
-    ev.event_data.connect_event_data.private_data = ep->pdata_len ? ep->pdata : NULL;
-    dat_evd_push(ep->conn_evd, &ev, true);
-}
-
-void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event)
-{
-    if (ep->qp)
-        rnic_qp_set_error(ep->qp);
-    ep->state = DAT_EP_STATE_DISCONNECTED;
-    ep->graceful = false;
-    ep->pdata_len = 0;
-    if (ep->conn) {
-        dat_cm_conn_release(ep->conn);
-        ep->conn = NULL;
-    }
-    dat_ep_connection_event(ep, event);
-}
-
-static void finish_disconnect(struct dat_ep *ep)
-{
-    dat_cm_send_disconnect(ep, false);
-    dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
-}
-
-void dat_ep_check_graceful(struct dat_ep *ep)
-{
-    if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful && ep->sq_tail == ep->sq_head)
-        finish_disconnect(ep);
-}
-
-uint64_t dat_ep_graceful_timers(void)
-{
-    uint64_t next = UINT64_MAX;
-    for (struct dat_ia *ia = dat_ias; ia; ia = ia->next) {
-        for (struct dat_obj *o = ia->objs; o; o = o->ia_next) {
-            if (o->type != DAT_HANDLE_TYPE_EP)
-                continue;
-            struct dat_ep *ep = (struct dat_ep *)o;
-            if (ep->state != DAT_EP_STATE_DISCONNECT_PENDING || !ep->graceful)
-                continue;
-            uint64_t now = dat_now(ia->dev);
-            if (now >= ep->graceful_deadline) {
-                finish_disconnect(ep);
-                return 0;   /* the lists may have changed: the caller comes back */
-            }
-            if (ep->graceful_deadline - now < next)
-                next = ep->graceful_deadline - now;
-        }
-    }
-    return next;
-}
-
-DAT_DTO_COMPLETION_STATUS dat_status_from_cqe(uint8_t status)
-{
-    switch (status) {
-    case RNIC_CQE_STATUS_SUCCESS: return DAT_DTO_SUCCESS;
-    case RNIC_CQE_STATUS_FLUSHED: return DAT_DTO_ERR_FLUSHED;
-    case RNIC_CQE_STATUS_LOCAL_LENGTH: return DAT_DTO_ERR_LOCAL_LENGTH;
-    case RNIC_CQE_STATUS_LOCAL_QP: return DAT_DTO_ERR_LOCAL_EP;
-    case RNIC_CQE_STATUS_LOCAL_PROTECTION: return DAT_DTO_ERR_LOCAL_PROTECTION;
-    case RNIC_CQE_STATUS_BAD_RESPONSE: return DAT_DTO_ERR_BAD_RESPONSE;
-    case RNIC_CQE_STATUS_REMOTE_ACCESS: return DAT_DTO_ERR_REMOTE_ACCESS;
-    case RNIC_CQE_STATUS_REMOTE_OPERATION: return DAT_DTO_ERR_REMOTE_RESPONDER;
-    case RNIC_CQE_STATUS_TRANSPORT: return DAT_DTO_ERR_TRANSPORT;
-    case RNIC_CQE_STATUS_RNR: return DAT_DTO_ERR_RECEIVER_NOT_READY;
-    case RNIC_CQE_STATUS_BAD_WQE: return DAT_DTO_ERR_LOCAL_EP;
-    case RNIC_CQE_STATUS_DMA_FAULT: return DAT_DTO_ERR_LOCAL_PROTECTION;
-    case RNIC_CQE_STATUS_BIND_FAILED: return DAT_RMR_OPERATION_FAILED;
-    default: return DAT_DTO_ERR_TRANSPORT;
-    }
-}
-
-void dat_ep_complete(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc)
-{
-    DAT_EVENT ev;
-    DAT_DTO_COMPLETION_STATUS st = dat_status_from_cqe(wc->status);
-    bool deliver, notify;
-    DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
-    if (wc->is_recv) {
-        if (wc->wr_id < ep->rq_tail || wc->wr_id >= ep->rq_head)
-            return;   /* not ours (a stale CQE of a rebuilt QP) */
-        const struct dat_recv_desc *d = &ep->rq[wc->wr_id & ep->rq_mask];
-        ep->rq_tail = wc->wr_id + 1;
-        if (DAT_UNLIKELY(ep->noncoherent))
-            dat_dma_sync_sges(ep->hdr.ia->dev, d->sge, d->nsge, RNIC_SYNC_FOR_CPU);
-        ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
-        ev.event_data.dto_completion_event_data.transfered_length = wc->byte_len;
-        deliver = d->deliver;
-        notify = d->notify;
-    } else {
-        if (wc->wr_id < ep->sq_tail || wc->wr_id >= ep->sq_head)
-            return;
-        /* Every earlier DTO is done too: those without a CQE succeeded
-         * with their completion suppressed. */
-        const struct dat_req_desc *d = &ep->sq[wc->wr_id & ep->sq_mask];
-        if (DAT_UNLIKELY(ep->noncoherent))
-            dat_dto_reaped(ep, ep->sq_tail, wc->wr_id);
-        ep->sq_tail = wc->wr_id + 1;
-        ev.event_data.dto_completion_event_data.user_cookie = d->cookie;
-        ev.event_data.dto_completion_event_data.transfered_length = st == DAT_DTO_SUCCESS ? d->len : 0;
-        deliver = d->deliver;
-        notify = d->notify;
-        rmr = d->rmr;
-    }
-    if (rmr != DAT_HANDLE_NULL && st != DAT_DTO_SUCCESS)
-        dat_rmr_bind_failed(rmr);
-    if (st != DAT_DTO_SUCCESS) {
-        deliver = notify = true;   /* failures are always reported */
-        if (st != DAT_DTO_ERR_FLUSHED &&
-            (ep->state == DAT_EP_STATE_CONNECTED || ep->state == DAT_EP_STATE_DISCONNECT_PENDING)) {
-            /* The QP is in error: the connection is broken for both peers. */
-            dat_cm_send_disconnect(ep, true);
-            dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_BROKEN);
-        }
-    }
-    if (deliver && !ep->freeing && rmr != DAT_HANDLE_NULL) {
-        DAT_RMR_COOKIE cookie = ev.event_data.dto_completion_event_data.user_cookie;
-        memset(&ev, 0, sizeof(ev));
-        ev.event_number = DAT_RMR_BIND_COMPLETION_EVENT;
-        ev.event_data.rmr_completion_event_data.rmr_handle = rmr;
-        ev.event_data.rmr_completion_event_data.user_cookie = cookie;
-        ev.event_data.rmr_completion_event_data.status = st;
-        dat_evd_push(evd, &ev, notify);
-    } else if (deliver && !ep->freeing) {
-        ev.event_number = DAT_DTO_COMPLETION_EVENT;
-        ev.evd_handle = DAT_HANDLE_NULL;
-        ev.event_data.dto_completion_event_data.ep_handle = DAT_H(ep);
-        ev.event_data.dto_completion_event_data.status = st;
-        dat_evd_push(evd, &ev, notify);
-    }
-    if (ep->graceful)
-        dat_ep_check_graceful(ep);
 }
 
 /* --------------------------------------------------------------- create */
@@ -699,40 +535,6 @@ DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state, DA
     if (request_idle)
         *request_idle = ep->sq_tail == ep->sq_head ? DAT_TRUE : DAT_FALSE;
     return DAT_SUCCESS;
-}
-
-DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flags)
-{
-    DAT_API_LOCK();
-    struct dat_ep *ep = ep_lookup(ep_handle);
-    if (!ep)
-        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-    if (close_flags != DAT_CLOSE_ABRUPT_FLAG && close_flags != DAT_CLOSE_GRACEFUL_FLAG)
-        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-    switch (ep->state) {
-    case DAT_EP_STATE_CONNECTED:
-        if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ep->sq_tail != ep->sq_head) {
-            /* In-flight requests finish first; receives are flushed after. */
-            ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
-            ep->graceful = true;
-            ep->graceful_deadline = dat_now(ep->hdr.ia->dev) + GRACEFUL_LIMIT_US * dat_cycles_per_us();
-            dat_progress_poke();
-            return DAT_SUCCESS;
-        }
-        finish_disconnect(ep);
-        return DAT_SUCCESS;
-    case DAT_EP_STATE_DISCONNECT_PENDING:
-        if (close_flags == DAT_CLOSE_ABRUPT_FLAG)
-            finish_disconnect(ep);
-        return DAT_SUCCESS;
-    case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
-    case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
-        /* Abandons the connection being set up. */
-        finish_disconnect(ep);
-        return DAT_SUCCESS;
-    default:
-        return dat_ep_state_error(ep->state);
-    }
 }
 
 DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle, DAT_COUNT *nbufs_allocated, DAT_COUNT *bufs_alloc_span)

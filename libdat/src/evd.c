@@ -1,8 +1,9 @@
 /*
- * Event dispatchers. Each EVD is a ring of DAT_EVENTs in host memory; an
- * EVD that takes DTO or RMR-bind completions also owns a hardware CQ,
- * drained into the ring whenever libdat runs (dequeue, wait, progress).
- * Connection events are pushed by the connection manager.
+ * Event dispatchers: the DAT calls. Each EVD is a queue of DAT_EVENTs
+ * (evd_queue.c); an EVD that takes DTO or RMR-bind completions also owns a
+ * hardware CQ, which the completion path (completion.c) drains into the
+ * queue whenever libdat runs (dequeue, wait, progress). Connection events
+ * are pushed by the connection manager.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +183,7 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
     if (evd_min_qlen <= 0 || evd_min_qlen > DAT_RNIC_MAX_EVD_QLEN)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     if (evd->cq)
-        dat_evd_drain_cq(evd);
+        dat_progress_cq(evd);
     if ((uint32_t)evd_min_qlen < evd->count)
         return DAT_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
     struct dat_evq_entry *q = calloc((size_t)evd_min_qlen, sizeof(*q));
@@ -209,69 +210,6 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
     evd->head = 0;
     evd->qlen = evd_min_qlen;
     return DAT_SUCCESS;
-}
-
-static void cno_trigger(struct dat_evd *evd)
-{
-    struct dat_cno *cno = evd->cno;
-    if (cno->triggered)
-        return;
-    cno->triggered = evd;
-    if (cno->agent.proxy_agent_func)
-        cno->agent.proxy_agent_func(cno->agent.instance_data, DAT_H(evd));
-}
-
-void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify)
-{
-    if (DAT_UNLIKELY(evd->count == (uint32_t)evd->qlen)) {
-        evd->overflowed = true;
-        struct dat_evd *async = evd->hdr.ia->async_evd;
-        if (async && async != evd && async->count < (uint32_t)async->qlen) {
-            DAT_EVENT a;
-            memset(&a, 0, sizeof(a));
-            a.event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW;
-            a.event_data.asynch_error_event_data.dat_handle = DAT_H(evd);
-            a.event_data.asynch_error_event_data.reason = DAT_EVD_OVERFLOW_ERROR;
-            dat_evd_push(async, &a, true);
-        }
-        return;
-    }
-    struct dat_evq_entry *e = &evd->q[(evd->head + evd->count) % (uint32_t)evd->qlen];
-    e->ev = *ev;
-    e->ev.evd_handle = DAT_H(evd);
-    e->notify = notify;
-    evd->count++;
-    dat_waiters_kick();
-    if (notify) {
-        evd->n_notify++;
-        if (evd->enabled && evd->cno)
-            cno_trigger(evd);
-    }
-}
-
-static void evd_pop(struct dat_evd *evd, DAT_EVENT *out)
-{
-    struct dat_evq_entry *e = &evd->q[evd->head];
-    *out = e->ev;
-    if (e->notify)
-        evd->n_notify--;
-    evd->head = (evd->head + 1) % (uint32_t)evd->qlen;
-    evd->count--;
-}
-
-void dat_evd_drain_cq(struct dat_evd *evd)
-{
-    struct dat_dev *dev = evd->hdr.ia->dev;
-    struct rnic_wc wc[8];
-    int n;
-    do {
-        n = rnic_cq_take(evd->cq, wc, 8);
-        for (int i = 0; i < n; i++) {
-            struct dat_ep *ep = wc[i].qpn < dev->info.num_qp ? dev->ep_by_qpn[wc[i].qpn] : NULL;
-            if (ep)
-                dat_ep_complete(ep, evd, &wc[i]);
-        }
-    } while (n == 8);
 }
 
 DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
@@ -302,7 +240,7 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
         if (evd->flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG | DAT_EVD_ASYNC_FLAG))
             dat_progress_settled();
         else if (evd->cq)
-            dat_evd_drain_cq(evd);
+            dat_progress_cq(evd);
         if (evd->count == 0) {
             /* Looking costs the CPU time: in lockstep it is NIC time too, so
              * a polling loop sees the NIC move, the same way every run. */
@@ -311,7 +249,7 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
             return DAT_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
         }
     }
-    evd_pop(evd, event);
+    dat_evd_pop(evd, event);
     return DAT_SUCCESS;
 }
 
@@ -352,7 +290,7 @@ DAT_RETURN dat_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout, DAT_COUN
         *nmore = (DAT_COUNT)evd->count;
         return r;
     }
-    evd_pop(evd, event);
+    dat_evd_pop(evd, event);
     *nmore = (DAT_COUNT)evd->count;
     return DAT_SUCCESS;
 }

@@ -9,9 +9,17 @@
  * that dat_waiters_kick makes readable when the lock is next released, so a
  * thread blocked in dat_evd_wait never stops another thread's posts.
  *
+ * The progress thread (progress.c) sleeps without the lock too, in ppoll on
+ * its own eventfd (dat_progress_wake_fd) besides the NICs and the
+ * connection manager's sockets; dat_progress_poke wakes it when a socket or
+ * a timer was added, so it looks again at what it waits on.
+ *
  * The first call from a second thread marks the library threaded; a
  * simulated platform in auto mode then lets its time run alone (it goes
  * free-running), since the other thread may post while this one waits.
+ *
+ * Nothing here calls into the rest of libdat: the engines above it hand in
+ * what a sleep also waits on.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -69,8 +77,6 @@ void dat_unlock(void)
             for (unsigned i = 0; i < blocked; i++)
                 (void)!write(blocked_fd[i], &one, sizeof(one));
         }
-        if (DAT_UNLIKELY(dat_freerun))
-            dat_progress_thread_check();
     }
     if (--depth == 0)
         pthread_mutex_unlock(&big);
@@ -97,15 +103,15 @@ static void reacquire(int held)
     depth = held;
 }
 
-void dat_block(uint64_t timeout_ns, bool with_cm)
+void dat_block(uint64_t timeout_ns, const struct pollfd *also, size_t n_also)
 {
     if (my_wake_fd < 0)
         my_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct pollfd p[130];
+    struct pollfd p[1 + DAT_BLOCK_MAX_FDS];
     nfds_t n = 0;
     p[n++] = (struct pollfd){my_wake_fd, POLLIN, 0};
-    if (with_cm)
-        n += dat_cm_pollfds(p + n, sizeof(p) / sizeof(p[0]) - n);
+    for (size_t i = 0; i < n_also && i < DAT_BLOCK_MAX_FDS; i++)
+        p[n++] = also[i];
     /* A second at most: the caller looks at the clock and its condition
      * again, so a kick lost in any way costs a second, never a hang. */
     if (timeout_ns > 1000000000u)
@@ -136,4 +142,23 @@ void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles)
     const int held = release_all();
     rnic_wait_any(devs, n, cycles);
     reacquire(held);
+}
+
+/* ------------------------------------------------------ progress thread */
+
+static int progress_wake_fd = -1;
+
+int dat_progress_wake_fd(void)
+{
+    if (progress_wake_fd < 0)
+        progress_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return progress_wake_fd;
+}
+
+void dat_progress_poke(void)
+{
+    if (progress_wake_fd >= 0) {
+        const uint64_t one = 1;
+        (void)!write(progress_wake_fd, &one, sizeof(one));
+    }
 }

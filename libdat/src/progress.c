@@ -1,6 +1,8 @@
 /*
- * The progress engine: completions moved from CQs into EVDs, connection
- * messages read and answered, timers fired.
+ * The progress engine: completions moved from CQs into EVDs and, after
+ * each drain, the state changes they imply done (the work completion.c
+ * leaves); connection messages read and answered while the connection
+ * manager has a socket open or a timer running; timers fired.
  *
  * Lockstep (a simulated platform whose time moves only inside calls): it
  * runs whenever a DAT call needs it, and waits move time themselves: they
@@ -23,7 +25,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "dat_internal.h"
@@ -32,30 +33,7 @@
  * deadline: it looks at its condition again after it. */
 #define LOCKSTEP_SLICE_CYCLES (1u << 20)
 
-bool dat_freerun;
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    return (*end == '\0' && v > 0) ? (uint64_t)v : dflt;
-}
-
-uint64_t dat_cycles_per_us(void)
-{
-    static uint64_t mhz;
-    if (!mhz)
-        mhz = env_u64("RNIC_CLOCK_MHZ", 250);
-    return mhz;
-}
-
-uint64_t dat_now(const struct dat_dev *dev)
-{
-    return rnic_time(dev->rdev);
-}
+static bool freerun;
 
 /* Wall-clock nanoseconds `cycles` of an idle NIC take (the most it can take). */
 static uint64_t cycles_ns(uint64_t cycles)
@@ -64,21 +42,59 @@ static uint64_t cycles_ns(uint64_t cycles)
     return cycles > UINT64_MAX / (per ? per : 1) ? UINT64_MAX : cycles * (per ? per : 1);
 }
 
+static void progress_thread_start(void);
+
 bool dat_time_runs_alone(void)
 {
-    if (!dat_freerun) {
+    if (!freerun) {
         for (struct dat_dev *d = dat_devs; d; d = d->next)
             if (rnic_time_runs_alone(d->rdev))
-                dat_freerun = true;
+                freerun = true;
     }
-    return dat_freerun;
+    if (freerun)
+        progress_thread_start();
+    return freerun;
+}
+
+/* The state changes completions imply, after the drain that found them
+ * (completion.c): the connection an error completion broke, the window a
+ * failed bind left as it was, the graceful disconnect whose last request
+ * is done. Their objects may be gone by now. */
+void dat_progress_work(void)
+{
+    struct dat_work w;
+    while (dat_work_take(&w)) {
+        struct dat_ep *ep;
+        switch (w.kind) {
+        case DAT_WORK_RMR_READBACK:
+            dat_rmr_bind_failed(w.handle);
+            break;
+        case DAT_WORK_EP_BROKEN:
+            if ((ep = (struct dat_ep *)dat_handle_lookup(w.handle, DAT_HANDLE_TYPE_EP)) != NULL)
+                dat_ep_broken(ep);
+            break;
+        case DAT_WORK_EP_GRACEFUL:
+            if ((ep = (struct dat_ep *)dat_handle_lookup(w.handle, DAT_HANDLE_TYPE_EP)) != NULL)
+                dat_ep_check_graceful(ep);
+            break;
+        }
+    }
+}
+
+/* Connection timers, then graceful disconnects past their limit: the due
+ * ones fire; returns cycles until the next (UINT64_MAX: none runs). */
+static uint64_t timers(void)
+{
+    const uint64_t c = dat_cm_running_timers > 0 ? dat_cm_timers() : UINT64_MAX;
+    const uint64_t g = dat_ep_graceful_timers();
+    return g < c ? g : c;
 }
 
 static void drain_all_cqs(void)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
         for (struct dat_evd *e = d->cq_evds; e; e = e->cq_next)
-            dat_evd_drain_cq(e);
+            dat_progress_cq(e);
     }
 }
 
@@ -92,25 +108,31 @@ static bool cq_pending(void)
     return false;
 }
 
+/* The connection manager runs only while it has something to do
+ * (dat_cm_busy): a socket open (a service point's listener; a connection,
+ * which keeps its socket while it is up, for DISC and BROKEN) or a connect
+ * timer running. With none, a pass is the drain alone. */
 void dat_progress(void)
 {
-    dat_cm_progress();
+    if (dat_cm_busy())
+        dat_cm_progress();
     drain_all_cqs();
 }
 
 void dat_progress_settled(void)
 {
-    dat_cm_settle();
+    if (dat_cm_busy())
+        dat_cm_settle();
     drain_all_cqs();
     /* Completions may have finished a graceful disconnect, whose message
      * the peer should see before we go on. */
-    dat_cm_settle();
+    if (dat_cm_busy())
+        dat_cm_settle();
 }
 
 /* ------------------------------------------------------ progress thread */
 
 static bool thread_started;
-static int poke_fd = -1;
 
 static void *progress_main(void *arg)
 {
@@ -120,7 +142,7 @@ static void *progress_main(void *arg)
         nfds_t n = 0;
         uint64_t timeout_ns;
         dat_lock();
-        p[n++] = (struct pollfd){poke_fd, POLLIN, 0};
+        p[n++] = (struct pollfd){dat_progress_wake_fd(), POLLIN, 0};
         for (struct dat_dev *d = dat_devs; d && n < 8; d = d->next) {
             const int fd = rnic_event_fd(d->rdev);
             bool dup = fd < 0;
@@ -130,7 +152,7 @@ static void *progress_main(void *arg)
                 p[n++] = (struct pollfd){fd, POLLIN, 0};
         }
         n += dat_cm_pollfds(p + n, sizeof(p) / sizeof(p[0]) - n);
-        timeout_ns = cycles_ns(dat_cm_timers());
+        timeout_ns = cycles_ns(timers());
         dat_unlock();
 
         if (timeout_ns > 100000000u)
@@ -152,31 +174,24 @@ static void *progress_main(void *arg)
             }
         }
         dat_progress();
-        (void)dat_cm_timers();
+        (void)timers();
         dat_waiters_kick();
         dat_unlock();
     }
     return NULL;
 }
 
-void dat_progress_poke(void)
+/* Under the lock, when time is first found to run alone: the thread takes
+ * the lock once the caller lets it go (or blocks in a wait). */
+static void progress_thread_start(void)
 {
-    if (poke_fd >= 0) {
-        const uint64_t one = 1;
-        (void)!write(poke_fd, &one, sizeof(one));
-    }
-}
-
-void dat_progress_thread_check(void)
-{
-    if (thread_started || !dat_freerun)
+    if (thread_started)
         return;
-    poke_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_t t;
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (poke_fd >= 0 && pthread_create(&t, &a, progress_main, NULL) == 0)
+    if (dat_progress_wake_fd() >= 0 && pthread_create(&t, &a, progress_main, NULL) == 0)
         thread_started = true;
     pthread_attr_destroy(&a);
 }
@@ -224,7 +239,7 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
             dat_progress();
         else
             dat_progress_settled();
-        const uint64_t next_timer = dat_cm_timers();
+        const uint64_t next_timer = timers();
         if (cond(arg))
             return DAT_SUCCESS;
         const uint64_t now = dat_now(dev);
@@ -238,7 +253,7 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
         if (next_timer < step)
             step = next_timer ? next_timer : 1;
         if (alone) {
-            dat_block(unbounded ? UINT64_MAX : cycles_ns(step), false);
+            dat_block(unbounded ? UINT64_MAX : cycles_ns(step), NULL, 0);
             continue;
         }
         if (unbounded && all_quiescent()) {
@@ -251,7 +266,8 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
                         "only another thread or another process can end this wait\n",
                         what);
             told = true;
-            dat_block(UINT64_MAX, true);
+            struct pollfd cm[DAT_BLOCK_MAX_FDS];
+            dat_block(UINT64_MAX, cm, dat_cm_pollfds(cm, DAT_BLOCK_MAX_FDS));
             continue;
         }
         /* Up to the deadline in one go (the platform jumps what is idle and

@@ -222,7 +222,9 @@ DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, const DAT_LMR_TRIPLET *lmr_tr
     return DAT_SUCCESS;
 }
 
-/* A bind completed in error: its window is as the NIC last committed it. */
+/* A bind completed in error: its window is as the NIC last committed it.
+ * Work the completion path leaves for the progress engine (progress.c),
+ * done after the drain that found the completion, before its event. */
 void dat_rmr_bind_failed(DAT_RMR_HANDLE rmr_handle)
 {
     struct dat_rmr *rmr = (struct dat_rmr *)dat_handle_lookup(rmr_handle, DAT_HANDLE_TYPE_RMR);

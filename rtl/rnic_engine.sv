@@ -20,6 +20,10 @@
 // a multi-packet message needs (write cursor, receive cursor, read cursor)
 // is kept per QP; WQEs are re-read from the rings when a later packet needs
 // their scatter list, instead of being cached on chip.
+//
+// Every WQE, SGE and CQE field, opcode, syndrome and status is a name from
+// rnic_pkg, generated from rtl/spec/rnic.toml: the WQE in wq is read through
+// the wqe / wqe_bind views, a CQE is assembled in cqe.
 module rnic_engine #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
@@ -154,7 +158,10 @@ module rnic_engine #(
   localparam int unsigned DW  = $clog2(D);
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
   localparam logic [31:0] V_OK = 32'(rnic_pkg::PT_VERDICT_OK);
-  localparam logic [7:0]  OP_BIND = 8'(rnic_pkg::OP_BIND);
+  localparam int unsigned WQE_WORDS = rnic_pkg::WQE_WORDS;
+  // A completion needs only a WQE's words up to its WR_ID (opcode, flags, wr_id).
+  localparam int unsigned WQE_CPL_WORDS = rnic_pkg::WQE_WR_ID_WORD + 1;
+  localparam logic [1:0]  CQE_LAST_BEAT = 2'(rnic_pkg::CQE_WORDS - 1);
 
   // ------------------------------------------------------------ contexts
   logic [1:0]  q_state [NUM_QP];
@@ -212,7 +219,7 @@ module rnic_engine #(
   logic [63:0] fsm_ev_arg, db_ev_arg;
   rnic_trace_fifo u_trace (
     .clk, .rst_n,
-    .a_valid(db_ev_valid), .a_event(8'(rnic_pkg::EV_DOORBELL)), .a_qpn(db_ev_qpn), .a_arg(db_ev_arg),
+    .a_valid(db_ev_valid), .a_event(rnic_pkg::EV_DOORBELL), .a_qpn(db_ev_qpn), .a_arg(db_ev_arg),
     .b_valid(fsm_ev_valid), .b_event(fsm_ev_code), .b_qpn(fsm_ev_qpn), .b_arg(fsm_ev_arg),
     .trace_valid, .trace_event, .trace_qpn, .trace_arg);
 
@@ -233,7 +240,7 @@ module rnic_engine #(
   // Job registers.
   logic [QW-1:0]  cur;                 // QP the job is for
   logic [QW-1:0]  rr;                  // round-robin pointer
-  logic [63:0]    wq [16];             // the WQE being worked on
+  logic [63:0]    wq [WQE_WORDS];      // the WQE being worked on (read it through wqe below)
   logic [4:0]     fetch_i, fetch_n;
   logic [63:0]    fetch_addr;
   logic           fetch_err;
@@ -251,9 +258,10 @@ module rnic_engine #(
   logic [15:0]    pkt_i;
   logic           poison;
   // Header fields of the frame being sent.
-  logic [7:0]     tx_opcode, tx_syndrome;
+  rnic_pkg::bth_t  tx_opcode;
+  rnic_pkg::aeth_t tx_syndrome;
   logic           tx_ackreq, tx_se;
-  logic [1:0]     tx_ext, tx_pad;
+  logic [1:0]     tx_ext, tx_pad;      // tx_ext: rnic_pkg::HDR_EXT_*
   logic [23:0]    tx_psn;
   logic [63:0]    tx_va;
   logic [31:0]    tx_rkey, tx_rlen;
@@ -281,7 +289,8 @@ module rnic_engine #(
 
   // Parsed header of the frame in the receive buffer.
   logic        p_roce, p_ackreq, p_len_ok;
-  logic [7:0]  p_op, p_syn;
+  logic [7:0]  p_op;                   // rnic_pkg::BTH_*
+  rnic_pkg::aeth_syndrome_t p_syn;
   // Solicited events and the pad count are not used by this engine: the
   // payload length already excludes the pad.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -310,7 +319,7 @@ module rnic_engine #(
   logic [15:0]     hb_frame_len;
   rnic_hdr_build u_build (
     .src_mac(mac), .dst_mac(q_rmac[cur]), .src_ip(ipv4), .dst_ip(q_rip[cur]),
-    .udp_sport(16'hC000 | 16'(cur)), .opcode(tx_opcode), .solicited(tx_se), .pad(tx_pad),
+    .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .opcode(tx_opcode), .solicited(tx_se), .pad(tx_pad),
     .dest_qp(q_rqpn[cur]), .ack_req(tx_ackreq), .psn(tx_psn), .ext(tx_ext), .reth_va(tx_va),
     .reth_rkey(tx_rkey), .reth_len(tx_rlen), .aeth_syndrome(tx_syndrome), .aeth_msn(q_msn[cur]),
     .payload_len(tx_plen), .hdr(hb), .hdr_len(hb_len), .frame_len(hb_frame_len));
@@ -337,6 +346,32 @@ module rnic_engine #(
     slot = base + {48'd0, idx & ring_mask(lg)} * {56'd0, sz};
   endfunction
 
+  // The WQE in wq, field by field as rtl/spec/rnic.toml lays it out
+  // (rnic_pkg::wqe_t); a BIND reads word 1 as its window's new key and
+  // rights (rnic_pkg::wqe_bind_t). The SGEs are unpacked into arrays, which
+  // the loops and the lkey checks index (Yosys reads no array of structs).
+  // Each view has fields this engine does not read.
+  /* verilator lint_off UNUSEDSIGNAL */
+  rnic_pkg::wqe_t      wqe;
+  rnic_pkg::wqe_bind_t wqe_bind;
+  /* verilator lint_on UNUSEDSIGNAL */
+  rnic_pkg::sge_t      wq_sge;
+  logic [63:0] wq_sge_addr [S];
+  logic [31:0] wq_sge_len [S];
+  logic [31:0] wq_sge_lkey [S];
+  always_comb begin
+    for (int unsigned w = 0; w < WQE_WORDS; w++) begin
+      wqe[64*w +: 64]      = wq[w];
+      wqe_bind[64*w +: 64] = wq[w];
+    end
+    for (int unsigned i = 0; i < S; i++) begin
+      wq_sge         = wqe.sge[rnic_pkg::SGE_BITS*i +: rnic_pkg::SGE_BITS];
+      wq_sge_addr[i] = wq_sge.addr;
+      wq_sge_len[i]  = wq_sge.len;
+      wq_sge_lkey[i] = wq_sge.lkey;
+    end
+  end
+
   logic [15:0] sq_idx, rq_idx;
   logic [63:0] sq_wqe_addr, rq_wqe_addr, done_wqe_addr;
   logic        busy_q;               // cur has WQEs in flight
@@ -344,7 +379,6 @@ module rnic_engine #(
   logic        bind_due [NUM_QP];     // the oldest WQE in flight is a BIND: commit it
   logic        has_flush [NUM_QP];
   logic [31:0] seg_rem;
-  logic [31:0] wq_sge_len [S];
   logic [2:0]  wq_nsge;
   always_comb begin
     sq_idx       = q_sq_ci[cur];
@@ -359,13 +393,12 @@ module rnic_engine #(
                      (q_sq_ci[i] - q_done[i]) < 16'(D) && !(q_rd_hold[i] && q_done[i] == q_hold_done[i]) &&
                      !(q_bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE);
       bind_due[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && q_sq_ci[i] != q_done[i] &&
-                     o_op[{QW'(i), q_done[i][DW-1:0]}] == OP_BIND;
+                     o_op[{QW'(i), q_done[i][DW-1:0]}] == rnic_pkg::OP_BIND;
       has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
                      (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
     end
     seg_rem = (seg_i < seg_n) ? seg_len[seg_i[SIW-1:0]] - seg_off : 32'd0;
-    for (int unsigned i = 0; i < S; i++) wq_sge_len[i] = wq[5 + 2*i][31:0];
-    wq_nsge = (wq[0][23:16] > 8'(S)) ? 3'(S) : wq[0][18:16];
+    wq_nsge = (wqe.num_sge > 8'(S)) ? 3'(S) : 3'(wqe.num_sge);
   end
 
   // Next QP with send work, round-robin from rr.
@@ -421,6 +454,19 @@ module rnic_engine #(
   logic [12:0] sink_len, sink_beat_left;
   logic [3:0]  sink_n;
   logic        cqe_phase;
+  // The CQE being written, by field (rnic_pkg::cqe_t): word n leaves in beat n.
+  rnic_pkg::cqe_t cqe;
+  always_comb begin
+    cqe          = '0;
+    cqe.status   = cqe_status;
+    cqe.opcode   = cqe_op;
+    cqe.qpn      = 16'(cur);
+    cqe.wqe_idx  = cqe_idx;
+    cqe.is_recv  = cqe_recv;
+    cqe.phase    = cqe_phase;
+    cqe.byte_len = cqe_len;
+    cqe.wr_id    = cqe_wrid;
+  end
   always_comb begin
     sink_n = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
     cqe_phase = ~c_pi[cqe_cq][c_log[cqe_cq]];
@@ -439,13 +485,8 @@ module rnic_engine #(
       w_addr  = slot(c_base[cqe_cq], c_pi[cqe_cq], c_log[cqe_cq], 8'(rnic_pkg::CQE_BYTES));
       w_len   = 13'(rnic_pkg::CQE_BYTES);
       w_tag   = {1'b1, 7'(cqe_cq)};
-      w_last  = cqe_beat == 2'd3;
-      unique case (cqe_beat)
-        2'd0: w_data = {cqe_phase, 14'd0, cqe_recv, cqe_idx, 16'(cur), cqe_op, cqe_status};
-        2'd1: w_data = {32'd0, cqe_len};
-        2'd2: w_data = cqe_wrid;
-        default: w_data = 64'd0;
-      endcase
+      w_last  = cqe_beat == CQE_LAST_BEAT;
+      w_data  = cqe[64*cqe_beat +: 64];
     end
   end
 
@@ -520,40 +561,41 @@ module rnic_engine #(
   logic [3:0] bind_need;
   always_comb begin
     bind_need = 4'd0;
-    if (wq[1][8 + 2]) bind_need = bind_need | 4'(rnic_pkg::ACCESS_LOCAL_READ);
-    if (wq[1][8 + 3]) bind_need = bind_need | 4'(rnic_pkg::ACCESS_LOCAL_WRITE);
+    if (wqe_bind.bind_rights.remote_read)  bind_need = bind_need | rnic_pkg::ACCESS_LOCAL_READ;
+    if (wqe_bind.bind_rights.remote_write) bind_need = bind_need | rnic_pkg::ACCESS_LOCAL_WRITE;
   end
 
   always_comb begin
     lchk_valid  = 1'b0;
     lchk_mode   = rnic_pkg::PT_MODE_LOCAL;
-    lchk_key    = wq[5 + 2*chk_i][63:32];
+    // Only valid with chk_i < wq_nsge, so within the SGE arrays.
+    lchk_key    = wq_sge_lkey[chk_i[SIW-1:0]];
     lchk_pz     = q_pz[cur];
     lchk_rights = 4'd0;
-    lchk_addr   = wq[4 + 2*chk_i];
-    lchk_len    = wq[5 + 2*chk_i][31:0];
+    lchk_addr   = wq_sge_addr[chk_i[SIW-1:0]];
+    lchk_len    = wq_sge_len[chk_i[SIW-1:0]];
     if (st == S_SQ_CHECK && chk_i < wq_nsge && wq_sge_len[chk_i[SIW-1:0]] != 32'd0) begin
       lchk_valid  = 1'b1;
-      lchk_rights = (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ)) ? 4'(rnic_pkg::ACCESS_LOCAL_WRITE)
-                                                               : 4'(rnic_pkg::ACCESS_LOCAL_READ);
+      lchk_rights = (wqe.opcode == rnic_pkg::OP_RDMA_READ) ? rnic_pkg::ACCESS_LOCAL_WRITE
+                                                           : rnic_pkg::ACCESS_LOCAL_READ;
     end
     if (st == S_RX_SEND_CHECK && chk_i < wq_nsge && wq_sge_len[chk_i[SIW-1:0]] != 32'd0) begin
       lchk_valid  = 1'b1;
-      lchk_rights = 4'(rnic_pkg::ACCESS_LOCAL_WRITE);
+      lchk_rights = rnic_pkg::ACCESS_LOCAL_WRITE;
     end
     // A BIND: first the window it names (by its current key), then the
     // region it binds to (SGE 0).
     if (st == S_BIND_WIN) begin
       lchk_valid  = 1'b1;
       lchk_mode   = rnic_pkg::PT_MODE_WINDOW;
-      lchk_key    = wq[2][31:0];
+      lchk_key    = wqe.rkey;
     end
     if (st == S_BIND_LMR) begin
       lchk_valid  = 1'b1;
-      lchk_key    = wq[5][63:32];
+      lchk_key    = wq_sge_lkey[0];
       lchk_rights = bind_need;
-      lchk_addr   = wq[4];
-      lchk_len    = wq[5][31:0];
+      lchk_addr   = wq_sge_addr[0];
+      lchk_len    = wq_sge_len[0];
     end
     // A WRITE's MIDDLE and LAST packets carry no RETH: they are checked at
     // the QP's cursor, with the rkey of the message's FIRST, so a region or
@@ -561,7 +603,7 @@ module rnic_engine #(
     rchk_valid  = st == S_RX_RKEY_FIRE;
     rchk_key    = rx_cont ? q_wr_rkey[pq] : p_rkey;
     rchk_pz     = q_pz[pq];
-    rchk_rights = (p_op == 8'h0c) ? 4'(rnic_pkg::ACCESS_REMOTE_READ) : 4'(rnic_pkg::ACCESS_REMOTE_WRITE);
+    rchk_rights = (p_op == rnic_pkg::BTH_READ_REQUEST) ? rnic_pkg::ACCESS_REMOTE_READ : rnic_pkg::ACCESS_REMOTE_WRITE;
     rchk_addr   = rx_cont ? q_wr_va[pq] : p_va;
     rchk_len    = rx_cont ? 32'(p_plen) : p_rlen;
   end
@@ -570,16 +612,16 @@ module rnic_engine #(
   // no range, no rights, no region).
   logic bind_unbind;
   always_comb begin
-    bind_unbind = wq[5][31:0] == 32'd0;
+    bind_unbind = wq_sge_len[0] == 32'd0;
     bind_valid  = st == S_BIND_COMMIT;
-    bind_index  = wq[2][31:8];
-    bind_key    = (mutant == rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE) ? wq[2][7:0] : wq[1][7:0];
+    bind_index  = wqe.rkey.index;
+    bind_key    = (mutant == rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE) ? wqe.rkey.key : wqe_bind.bind_key;
     bind_pz     = q_pz[cur];
-    bind_base   = bind_unbind ? 64'd0 : wq[4];
-    bind_len    = {32'd0, wq[5][31:0]};
-    bind_rights = bind_unbind ? 4'd0 : wq[1][11:8];
+    bind_base   = bind_unbind ? 64'd0 : wq_sge_addr[0];
+    bind_len    = {32'd0, wq_sge_len[0]};
+    bind_rights = bind_unbind ? 4'd0 : wqe_bind.bind_rights;
     bind_state  = bind_unbind ? rnic_pkg::PT_STATE_FREE : rnic_pkg::PT_STATE_VALID;
-    bind_link   = bind_unbind ? 32'd0 : wq[5][63:32];
+    bind_link   = bind_unbind ? 32'd0 : wq_sge_lkey[0];
   end
 
   // Classification of the received frame.
@@ -588,17 +630,22 @@ module rnic_engine #(
   logic [7:0] op;
   always_comb begin
     op             = (st == S_RX_PARSE) ? p_op : l_op;
-    // SEND FIRST/MIDDLE/LAST/ONLY (0x03 and 0x05 carry immediates: not supported).
-    rx_is_send     = op == 8'h00 || op == 8'h01 || op == 8'h02 || op == 8'h04;
-    rx_is_write    = op == 8'h06 || op == 8'h07 || op == 8'h08 || op == 8'h0a;
-    rx_is_read_req = op == 8'h0c;
-    rx_is_rresp    = op >= 8'h0d && op <= 8'h10;
-    rx_is_ack      = op == 8'h11;
-    rx_is_resp_op  = op <= 8'h0c;
-    rx_first       = op == 8'h00 || op == 8'h04 || op == 8'h06 || op == 8'h0a ||
-                     op == 8'h0d || op == 8'h10;
-    rx_last        = op == 8'h02 || op == 8'h04 || op == 8'h08 || op == 8'h0a ||
-                     op == 8'h0f || op == 8'h10;
+    // SEND and RDMA WRITE FIRST/MIDDLE/LAST/ONLY (those with an immediate are not supported).
+    rx_is_send     = op == rnic_pkg::BTH_SEND_FIRST || op == rnic_pkg::BTH_SEND_MIDDLE ||
+                     op == rnic_pkg::BTH_SEND_LAST || op == rnic_pkg::BTH_SEND_ONLY;
+    rx_is_write    = op == rnic_pkg::BTH_WRITE_FIRST || op == rnic_pkg::BTH_WRITE_MIDDLE ||
+                     op == rnic_pkg::BTH_WRITE_LAST || op == rnic_pkg::BTH_WRITE_ONLY;
+    rx_is_read_req = op == rnic_pkg::BTH_READ_REQUEST;
+    rx_is_rresp    = op >= rnic_pkg::BTH_READ_RESPONSE_FIRST && op <= rnic_pkg::BTH_READ_RESPONSE_ONLY;
+    rx_is_ack      = op == rnic_pkg::BTH_ACKNOWLEDGE;
+    // Requests, for the responder: every RC opcode up to READ REQUEST.
+    rx_is_resp_op  = op <= rnic_pkg::BTH_READ_REQUEST;
+    rx_first       = op == rnic_pkg::BTH_SEND_FIRST || op == rnic_pkg::BTH_SEND_ONLY ||
+                     op == rnic_pkg::BTH_WRITE_FIRST || op == rnic_pkg::BTH_WRITE_ONLY ||
+                     op == rnic_pkg::BTH_READ_RESPONSE_FIRST || op == rnic_pkg::BTH_READ_RESPONSE_ONLY;
+    rx_last        = op == rnic_pkg::BTH_SEND_LAST || op == rnic_pkg::BTH_SEND_ONLY ||
+                     op == rnic_pkg::BTH_WRITE_LAST || op == rnic_pkg::BTH_WRITE_ONLY ||
+                     op == rnic_pkg::BTH_READ_RESPONSE_LAST || op == rnic_pkg::BTH_READ_RESPONSE_ONLY;
     rx_cont        = rx_is_write && !rx_first;
   end
 
@@ -613,17 +660,19 @@ module rnic_engine #(
 
   // READs of cur in flight, against the QP's limit (QP_FLAGS.MAX_RD, 0 = 1).
   logic [DW:0] rd_inflight, rd_limit;
+  logic [rnic_pkg::QP_FLAGS_MAX_RD_W-1:0] max_rd;
   always_comb begin
     logic [DW-1:0] k;
     rd_inflight = '0;
     for (int unsigned d = 0; d < D; d++) begin
       k = q_done[cur][DW-1:0] + DW'(d);
-      if (16'(d) < (q_sq_ci[cur] - q_done[cur]) && o_op[{cur, k}] == 8'(rnic_pkg::OP_RDMA_READ))
+      if (16'(d) < (q_sq_ci[cur] - q_done[cur]) && o_op[{cur, k}] == rnic_pkg::OP_RDMA_READ)
         rd_inflight = rd_inflight + (DW+1)'(1);
     end
-    if (q_flags[cur][7:4] == 4'd0)            rd_limit = (DW+1)'(1);
-    else if (32'(q_flags[cur][7:4]) > 32'(D)) rd_limit = (DW+1)'(D);
-    else                                      rd_limit = (DW+1)'(q_flags[cur][7:4]);
+    max_rd = q_flags[cur][rnic_pkg::QP_FLAGS_MAX_RD_LSB +: rnic_pkg::QP_FLAGS_MAX_RD_W];
+    if (max_rd == '0)                 rd_limit = (DW+1)'(1);
+    else if (32'(max_rd) > 32'(D))    rd_limit = (DW+1)'(D);
+    else                              rd_limit = (DW+1)'(max_rd);
   end
 
   // PSNs a READ of wq_total bytes takes: one per response packet, at least one.
@@ -633,9 +682,9 @@ module rnic_engine #(
   // Status code for a NAK syndrome.
   function automatic logic [7:0] nak_status(input logic [7:0] syn);
     unique case (syn)
-      8'h62:   nak_status = 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
-      8'h60:   nak_status = 8'(rnic_pkg::CQE_STATUS_TRANSPORT);
-      default: nak_status = 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+      rnic_pkg::AETH_NAK_REMOTE_ACCESS: nak_status = rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
+      rnic_pkg::AETH_NAK_PSN_SEQUENCE:  nak_status = rnic_pkg::CQE_STATUS_TRANSPORT;
+      default:                          nak_status = rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
     endcase
   endfunction
 
@@ -649,7 +698,7 @@ module rnic_engine #(
     seg_i <= wq_nsge;
     seg_off <= 32'd0;
     for (int unsigned i = 0; i < S; i++) begin
-      seg_addr[i] <= wq[4 + 2*i];
+      seg_addr[i] <= wq_sge_addr[i];
       seg_len[i]  <= wq_sge_len[i];
       if (!found && 3'(i) < wq_nsge) begin
         if (p < wq_sge_len[i]) begin
@@ -878,7 +927,7 @@ module rnic_engine #(
             end else begin
               st <= S_FETCH_REQ;
               ret_st <= S_BIND_START;
-              fetch_n <= 5'd16;
+              fetch_n <= 5'(WQE_WORDS);
               fetch_addr <= slot(q_sq_base[bind_q], q_done[bind_q], q_sq_log[bind_q], 8'(rnic_pkg::WQE_BYTES));
               fetch_recv <= 1'b0; fetch_qp <= bind_q; fetch_idx <= q_done[bind_q];
             end
@@ -887,7 +936,7 @@ module rnic_engine #(
             rr <= pick_q + QW'(1);
             st <= S_FETCH_REQ;
             ret_st <= S_SQ_DECODE;
-            fetch_n <= 5'd16;
+            fetch_n <= 5'(WQE_WORDS);
             fetch_addr <= slot(q_sq_base[pick_q], q_sq_ci[pick_q], q_sq_log[pick_q], 8'(rnic_pkg::WQE_BYTES));
             fetch_recv <= 1'b0; fetch_qp <= pick_q; fetch_idx <= q_sq_ci[pick_q];
           end else if (enable && flush_any) begin
@@ -913,7 +962,7 @@ module rnic_engine #(
           end
           if (dma_rd_rsp_last) begin
             st <= ret_st;
-            wq_held <= fetch_n == 5'd16 && !fetch_err && !dma_rd_rsp_err;
+            wq_held <= fetch_n == 5'(WQE_WORDS) && !fetch_err && !dma_rd_rsp_err;
             wq_held_recv <= fetch_recv;
             wq_held_qp <= fetch_qp;
             wq_held_idx <= fetch_idx;
@@ -922,25 +971,26 @@ module rnic_engine #(
 
         // ------------------------------------------------------- requester
         S_SQ_DECODE: begin
-          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_WQE_FETCHED);
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_WQE_FETCHED;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
           chk_i <= 3'd0;
-          cqe_idx <= sq_idx; cqe_op <= wq[0][7:0]; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
+          cqe_idx <= sq_idx; cqe_op <= wqe.opcode; cqe_wrid <= wqe.wr_id; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
           if (fetch_err) begin
-            fail_wqe(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
-          end else if ((wq[0][7:0] != 8'(rnic_pkg::OP_SEND) && wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_WRITE) &&
-                        wq[0][7:0] != 8'(rnic_pkg::OP_RDMA_READ) && wq[0][7:0] != 8'(rnic_pkg::OP_NOP) &&
-                        wq[0][7:0] != OP_BIND) ||
+            fail_wqe(rnic_pkg::CQE_STATUS_DMA_FAULT);
+          end else if ((wqe.opcode != rnic_pkg::OP_SEND && wqe.opcode != rnic_pkg::OP_RDMA_WRITE &&
+                        wqe.opcode != rnic_pkg::OP_RDMA_READ && wqe.opcode != rnic_pkg::OP_NOP &&
+                        wqe.opcode != rnic_pkg::OP_BIND) ||
                        // A BIND: one segment (the region's range), remote rights only, a new key.
-                       (wq[0][7:0] == OP_BIND && (wq[0][23:16] != 8'd1 || wq[1][9:8] != 2'd0 ||
-                                                  wq[1][7:0] == wq[2][7:0])) ||
-                       wq[0][23:16] > 8'(S) || wq_total[32] ||
-                       (wq[0][7:0] != 8'(rnic_pkg::OP_NOP) && {1'b0, wq[2][63:32]} != wq_total) ||
-                       (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && wq_total > 33'h7FFF_FFFF)) begin
+                       (wqe.opcode == rnic_pkg::OP_BIND &&
+                        (wqe.num_sge != 8'd1 || wqe_bind.bind_rights.local_read ||
+                         wqe_bind.bind_rights.local_write || wqe_bind.bind_key == wqe.rkey.key)) ||
+                       wqe.num_sge > 8'(S) || wq_total[32] ||
+                       (wqe.opcode != rnic_pkg::OP_NOP && {1'b0, wqe.total_len} != wq_total) ||
+                       (wqe.opcode == rnic_pkg::OP_RDMA_READ && wq_total > 33'h7FFF_FFFF)) begin
             // Unknown opcode, too many SGEs, or TOTAL_LEN not the sum of the SGE lengths.
-            fail_wqe(8'(rnic_pkg::CQE_STATUS_BAD_WQE));
-          end else if (wq[0][7:0] == 8'(rnic_pkg::OP_NOP)) begin
+            fail_wqe(rnic_pkg::CQE_STATUS_BAD_WQE);
+          end else if (wqe.opcode == rnic_pkg::OP_NOP) begin
             // Moves no data; completes in order, after what is in flight.
             if (busy_q) begin
               q_fenced[cur] <= 1'b1;
@@ -948,26 +998,26 @@ module rnic_engine #(
             end else begin
               st <= S_SQ_NOP;
             end
-          end else if (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ) && rd_inflight >= rd_limit) begin
+          end else if (wqe.opcode == rnic_pkg::OP_RDMA_READ && rd_inflight >= rd_limit) begin
             // Too many READs in flight: wait until the oldest WQE completes.
             q_rd_hold[cur] <= 1'b1;
             q_hold_done[cur] <= q_done[cur];
             st <= S_IDLE;
-          end else if (wq[0][9] && busy_q && mutant != rnic_pkg::MUTANT_NO_FENCE) begin
+          end else if (wqe.flags.fence && busy_q && mutant != rnic_pkg::MUTANT_NO_FENCE) begin
             // Barrier fence: everything before it, READs included, completes first.
             q_fenced[cur] <= 1'b1;
-            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_FENCE_HOLD);
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_FENCE_HOLD;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
             st <= S_IDLE;
-          end else if (wq[0][7:0] == OP_BIND) begin
+          end else if (wqe.opcode == rnic_pkg::OP_BIND) begin
             // Issued: it holds the WQEs behind it until it commits, which it
             // does as the oldest in flight (at once if nothing is).
             q_sq_ci[cur] <= sq_idx + 16'd1;
-            o_op[{cur, sq_idx[DW-1:0]}] <= OP_BIND;
+            o_op[{cur, sq_idx[DW-1:0]}] <= rnic_pkg::OP_BIND;
             o_len[{cur, sq_idx[DW-1:0]}] <= 32'd0;
             q_bind_wait[cur] <= 1'b1;
             if (busy_q) begin
-              fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_FENCE_HOLD);
+              fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_FENCE_HOLD;
               fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 15'd0, 1'b1, sq_idx};
               st <= S_IDLE;
             end else begin
@@ -985,7 +1035,7 @@ module rnic_engine #(
         end
         S_SQ_CHECK_WAIT: if (lchk_rsp_valid) begin
           if (32'(lchk_verdict) != V_OK) begin
-            fail_wqe(8'(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION));
+            fail_wqe(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION);
           end else begin
             chk_i <= chk_i + 3'd1;
             st <= S_SQ_CHECK;
@@ -994,9 +1044,9 @@ module rnic_engine #(
         S_SQ_NOP: begin
           q_sq_ci[cur] <= sq_idx + 16'd1;
           q_done[cur] <= sq_idx + 16'd1;
-          cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+          cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
           after_cqe <= S_IDLE;
-          st <= wq[0][8] ? S_CQE_WRITE : S_IDLE;
+          st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
         end
         S_SQ_GO: begin
           q_rd_hold[cur] <= 1'b0;
@@ -1006,14 +1056,15 @@ module rnic_engine #(
           poison <= 1'b0;
           q_sq_ci[cur] <= sq_idx + 16'd1;
           wslot <= {cur, sq_idx[DW-1:0]};
-          o_op[{cur, sq_idx[DW-1:0]}] <= wq[0][7:0];
+          o_op[{cur, sq_idx[DW-1:0]}] <= wqe.opcode;
           o_len[{cur, sq_idx[DW-1:0]}] <= wq_total[31:0];
           o_first[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur];
           load_segs(32'd0);
-          if (wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ)) begin
+          if (wqe.opcode == rnic_pkg::OP_RDMA_READ) begin
             // One request; the responder answers with ceil(len/MTU) packets (at least one).
-            tx_opcode <= 8'h0c; tx_ext <= 2'd1; tx_ackreq <= 1'b1; tx_se <= 1'b0; tx_pad <= 2'd0;
-            tx_psn <= q_sq_psn[cur]; tx_va <= wq[1]; tx_rkey <= wq[2][31:0]; tx_rlen <= wq_total[31:0];
+            tx_opcode <= rnic_pkg::BTH_READ_REQUEST; tx_ext <= rnic_pkg::HDR_EXT_RETH;
+            tx_ackreq <= 1'b1; tx_se <= 1'b0; tx_pad <= 2'd0;
+            tx_psn <= q_sq_psn[cur]; tx_va <= wqe.remote_addr; tx_rkey <= wqe.rkey; tx_rlen <= wq_total[31:0];
             tx_plen <= 16'd0;
             q_sq_psn[cur] <= q_sq_psn[cur] + rd_pkts;
             o_last[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur] + rd_pkts - 24'd1;
@@ -1030,18 +1081,20 @@ module rnic_engine #(
           first = pkt_i == 16'd0;
           last  = bytes_left <= MTU;
           plen  = 16'(min32(bytes_left, MTU));
-          if (wq[0][7:0] == 8'(rnic_pkg::OP_SEND))
-            tx_opcode <= first ? (last ? 8'h04 : 8'h00) : (last ? 8'h02 : 8'h01);
+          if (wqe.opcode == rnic_pkg::OP_SEND)
+            tx_opcode <= first ? (last ? rnic_pkg::BTH_SEND_ONLY : rnic_pkg::BTH_SEND_FIRST)
+                               : (last ? rnic_pkg::BTH_SEND_LAST : rnic_pkg::BTH_SEND_MIDDLE);
           else
-            tx_opcode <= first ? (last ? 8'h0a : 8'h06) : (last ? 8'h08 : 8'h07);
-          tx_ext <= (first && wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_WRITE)) ? 2'd1 : 2'd0;
+            tx_opcode <= first ? (last ? rnic_pkg::BTH_WRITE_ONLY : rnic_pkg::BTH_WRITE_FIRST)
+                               : (last ? rnic_pkg::BTH_WRITE_LAST : rnic_pkg::BTH_WRITE_MIDDLE);
+          tx_ext <= (first && wqe.opcode == rnic_pkg::OP_RDMA_WRITE) ? rnic_pkg::HDR_EXT_RETH : rnic_pkg::HDR_EXT_NONE;
           tx_ackreq <= last;
-          tx_se <= last && wq[0][7:0] == 8'(rnic_pkg::OP_SEND) && wq[0][8 + 2] == 1'b1;
+          tx_se <= last && wqe.opcode == rnic_pkg::OP_SEND && wqe.flags.solicited;
           tx_pad <= 2'd0 - plen[1:0];
           tx_psn <= q_sq_psn[cur];
           q_sq_psn[cur] <= q_sq_psn[cur] + 24'd1;
           if (last) o_last[wslot] <= q_sq_psn[cur];
-          tx_va <= wq[1]; tx_rkey <= wq[2][31:0]; tx_rlen <= total;
+          tx_va <= wqe.remote_addr; tx_rkey <= wqe.rkey; tx_rlen <= total;
           tx_plen <= plen;
           piece_left <= 32'd0;
           ret_st <= S_SQ_PKT_DONE;
@@ -1053,8 +1106,8 @@ module rnic_engine #(
             // The payload could not be read: the frame left poisoned (the
             // peer drops it), and the WQE fails here instead of waiting for
             // an ACK that will never come.
-            cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-            err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+            cqe_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
+            err_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
             if (q_done[cur] == cqe_idx) begin
               // It is the oldest: complete it with its own status.
               q_done[cur] <= cqe_idx + 16'd1;
@@ -1083,7 +1136,7 @@ module rnic_engine #(
           poison <= 1'b0;
           st <= S_TX_HDR;
           if (pkt_i == 16'd0 && ret_st == S_SQ_PKT_DONE) begin
-            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_PKT_FIRST);
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_PKT_FIRST;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx - 16'd1};
           end
         end
@@ -1150,10 +1203,10 @@ module rnic_engine #(
           end else if (rx_is_ack || rx_is_rresp) begin
             // Requester side: for the oldest WQE in flight, in PSN order. An
             // ACK names its last PSN; a NAK may name any of its packets.
-            if (q_sq_ci[pq] == q_done[pq] || o_op[old_pq] == OP_BIND ||
-                (rx_is_ack && p_syn[7:5] != 3'b011 &&
-                 (o_op[old_pq] == 8'(rnic_pkg::OP_RDMA_READ) || p_psn != o_last[old_pq])) ||
-                (rx_is_rresp && (o_op[old_pq] != 8'(rnic_pkg::OP_RDMA_READ) ||
+            if (q_sq_ci[pq] == q_done[pq] || o_op[old_pq] == rnic_pkg::OP_BIND ||
+                (rx_is_ack && p_syn.kind != rnic_pkg::AETH_KIND_NAK &&
+                 (o_op[old_pq] == rnic_pkg::OP_RDMA_READ || p_psn != o_last[old_pq])) ||
+                (rx_is_rresp && (o_op[old_pq] != rnic_pkg::OP_RDMA_READ ||
                                  p_psn != o_first[old_pq] + 24'(q_out_got[pq] >> $clog2(rnic_pkg::MTU))))) begin
               ev_rx_drop <= 1'b1;
               rxb_release <= 1'b1;
@@ -1163,9 +1216,9 @@ module rnic_engine #(
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
               cqe_cq <= q_scq[pq]; cqe_recv <= 1'b0; cqe_len <= o_len[old_pq];
-              if (p_syn[7:5] == 3'b000) begin
-                cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
-                err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+              if (p_syn.kind == rnic_pkg::AETH_KIND_ACK) begin
+                cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
+                err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               end else begin
                 cqe_status <= nak_status(p_syn);
                 err_status <= nak_status(p_syn);
@@ -1173,7 +1226,7 @@ module rnic_engine #(
               q_done[pq] <= q_done[pq] + 16'd1;
               q_out_got[pq] <= 32'd0;
               if (q_done[pq] + 16'd1 == q_sq_ci[pq]) q_fenced[pq] <= 1'b0;
-              fetch_n <= 5'd4;
+              fetch_n <= 5'(WQE_CPL_WORDS);
               fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
               cqe_idx <= q_done[pq];
               ret_st <= S_CQE_FETCH_DONE;
@@ -1182,7 +1235,7 @@ module rnic_engine #(
               fetch_err <= 1'b0;   // its READ WQE is still in wq
               st <= S_RX_RRESP_WQE;
             end else begin
-              fetch_n <= 5'd16;
+              fetch_n <= 5'(WQE_WORDS);
               fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
               fetch_recv <= 1'b0; fetch_qp <= pq; fetch_idx <= q_done[pq];
               ret_st <= S_RX_RRESP_WQE;
@@ -1190,8 +1243,8 @@ module rnic_engine #(
             end
           end else if (rx_is_resp_op && p_psn == q_rq_psn[pq]) begin
             if (rx_is_write && rx_first) begin
-              if (!q_flags[pq][1]) begin
-                tx_syndrome <= 8'h62; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
+              if (!q_flags[pq][rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]) begin
+                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
                 st <= S_ACK_SEND;
               end else if (p_rlen == 32'd0) begin
                 // A zero-length WRITE names no memory: no key to check.
@@ -1199,15 +1252,15 @@ module rnic_engine #(
                 if (p_plen == 16'd0) begin
                   st <= S_RX_WAIT_WR;
                 end else begin
-                  tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+                  tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                   st <= S_ACK_SEND;
                 end
               end else begin
                 st <= S_RX_RKEY_FIRE;
               end
             end else if (rx_is_read_req) begin
-              if (!q_flags[pq][0]) begin
-                tx_syndrome <= 8'h62; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
+              if (!q_flags[pq][rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]) begin
+                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
                 st <= S_ACK_SEND;
               end else begin
                 st <= S_RX_RKEY_FIRE;
@@ -1215,7 +1268,7 @@ module rnic_engine #(
             end else if (rx_is_write) begin
               // MIDDLE or LAST: continues the cursor set by FIRST.
               if (32'(p_plen) > q_wr_left[pq] || (rx_last && 32'(p_plen) != q_wr_left[pq])) begin
-                tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+                tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                 st <= S_ACK_SEND;
               end else if (p_plen == 16'd0) begin
                 single_seg(q_wr_va[pq], 32'd0);   // nothing to place, nothing to check
@@ -1229,25 +1282,25 @@ module rnic_engine #(
                 // Opcode sequence: FIRST/ONLY inside a message, or MIDDLE/LAST
                 // outside one. Refused before any RECV is touched (a MIDDLE
                 // must not skip the lkey checks its FIRST would have made).
-                tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+                tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                 st <= S_ACK_SEND;
               end else if (q_rq_ci[pq] == q_rq_pi[pq]) begin
                 // No receive posted: a real NIC would RNR-NAK and retry; this one
                 // fails the message with a remote operational error.
-                tx_syndrome <= 8'h63; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                 st <= S_ACK_SEND;
               end else if (wq_held && wq_held_recv && wq_held_qp == pq && wq_held_idx == q_rq_ci[pq]) begin
                 fetch_err <= 1'b0;   // its RECV WQE is still in wq
                 st <= S_RX_SEND_WQE;
               end else begin
-                fetch_n <= 5'd16;
+                fetch_n <= 5'(WQE_WORDS);
                 fetch_addr <= slot(q_rq_base[pq], q_rq_ci[pq], q_rq_log[pq], 8'(rnic_pkg::WQE_BYTES));
                 fetch_recv <= 1'b1; fetch_qp <= pq; fetch_idx <= q_rq_ci[pq];
                 ret_st <= S_RX_SEND_WQE;
                 st <= S_FETCH_REQ;
               end
             end else begin
-              tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+              tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
               st <= S_ACK_SEND;
             end
           end else begin
@@ -1263,10 +1316,10 @@ module rnic_engine #(
         S_RX_RKEY_FIRE: st <= S_RX_RKEY_WAIT;
         S_RX_RKEY_WAIT: begin
           if (rchk_rsp_valid) begin
-            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_RKEY_CHECK);
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_RKEY_CHECK;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {rchk_key, 29'd0, rchk_verdict};
             if (32'(rchk_verdict) != V_OK) begin
-              tx_syndrome <= 8'h62; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
+              tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
               st <= S_ACK_SEND;
             end else if (rx_is_read_req) begin
               rxb_release <= 1'b1;
@@ -1286,7 +1339,7 @@ module rnic_engine #(
               sink_active <= 1'b0;
               st <= S_RX_SCATTER;
             end else if (32'(p_plen) > p_rlen || (rx_last && 32'(p_plen) != p_rlen)) begin
-              tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+              tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
               st <= S_ACK_SEND;
             end else begin
               single_seg(p_va, 32'(p_plen));
@@ -1303,18 +1356,18 @@ module rnic_engine #(
 
         // SEND: the RECV WQE is in wq.
         S_RX_SEND_WQE: begin
-          cqe_idx <= q_rq_ci[cur]; cqe_op <= 8'(rnic_pkg::OP_RECV); cqe_wrid <= wq[3];
+          cqe_idx <= q_rq_ci[cur]; cqe_op <= rnic_pkg::OP_RECV; cqe_wrid <= wqe.wr_id;
           cqe_recv <= 1'b1; cqe_cq <= q_rcq[cur];
           chk_i <= 3'd0;
-          if (fetch_err || wq[0][7:0] != 8'(rnic_pkg::OP_RECV) || wq[0][23:16] > 8'(S)) begin
-            cqe_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : 8'(rnic_pkg::CQE_STATUS_BAD_WQE);
-            tx_syndrome <= 8'h63; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+          if (fetch_err || wqe.opcode != rnic_pkg::OP_RECV || wqe.num_sge > 8'(S)) begin
+            cqe_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_WQE;
+            tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
             cqe_len <= 32'd0;
             flush_recv <= 1'b1;
             st <= S_ACK_SEND;
           end else if (33'(q_rcv_got[cur]) + 33'(p_plen) > wq_total) begin
-            cqe_status <= 8'(rnic_pkg::CQE_STATUS_LOCAL_LENGTH);
-            tx_syndrome <= 8'h61; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+            cqe_status <= rnic_pkg::CQE_STATUS_LOCAL_LENGTH;
+            tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
             cqe_len <= q_rcv_got[cur];
             flush_recv <= 1'b1;
             st <= S_ACK_SEND;
@@ -1329,8 +1382,8 @@ module rnic_engine #(
         end
         S_RX_SEND_CHECK_WAIT: if (lchk_rsp_valid) begin
           if (32'(lchk_verdict) != V_OK) begin
-            cqe_status <= 8'(rnic_pkg::CQE_STATUS_LOCAL_PROTECTION);
-            tx_syndrome <= 8'h63; err_status <= 8'(rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+            cqe_status <= rnic_pkg::CQE_STATUS_LOCAL_PROTECTION;
+            tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
             cqe_len <= 32'd0;
             flush_recv <= 1'b1;
             st <= S_ACK_SEND;
@@ -1349,12 +1402,12 @@ module rnic_engine #(
 
         // READ response: the READ WQE is in wq.
         S_RX_RRESP_WQE: begin
-          cqe_idx <= q_done[cur]; cqe_op <= 8'(rnic_pkg::OP_RDMA_READ); cqe_wrid <= wq[3];
+          cqe_idx <= q_done[cur]; cqe_op <= rnic_pkg::OP_RDMA_READ; cqe_wrid <= wqe.wr_id;
           cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_len <= o_len[old_cur];
           if (fetch_err || 33'(q_out_got[cur]) + 33'(p_plen) > 33'(o_len[old_cur]) ||
               (rx_last && q_out_got[cur] + 32'(p_plen) != o_len[old_cur])) begin
-            cqe_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : 8'(rnic_pkg::CQE_STATUS_BAD_RESPONSE);
-            err_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : 8'(rnic_pkg::CQE_STATUS_BAD_RESPONSE);
+            cqe_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_RESPONSE;
+            err_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_RESPONSE;
             q_done[cur] <= q_done[cur] + 16'd1;
             q_out_got[cur] <= 32'd0;
             rxb_release <= 1'b1;
@@ -1413,8 +1466,8 @@ module rnic_engine #(
             wr_fault <= 1'b0;
             ev_dma_fault <= 1'b1;
             if (rx_is_rresp) begin
-              cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-              err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+              cqe_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
+              err_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
               q_done[cur] <= q_done[cur] + 16'd1;
               q_out_got[cur] <= 32'd0;
               after_cqe <= S_ERROR_QP;
@@ -1423,8 +1476,8 @@ module rnic_engine #(
               // The IOMMU refused the target: for an RDMA WRITE that is a
               // remote access error (its region went away under it, say);
               // for a SEND, the responder's own receive buffer failed.
-              tx_syndrome <= rx_is_write ? 8'h62 : 8'h63;
-              err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+              tx_syndrome <= rx_is_write ? rnic_pkg::AETH_NAK_REMOTE_ACCESS : rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL;
+              err_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
               st <= S_ACK_SEND;
             end
           end else if (rx_is_rresp) begin
@@ -1432,10 +1485,10 @@ module rnic_engine #(
               q_done[cur] <= q_done[cur] + 16'd1;
               q_out_got[cur] <= 32'd0;
               if (q_done[cur] + 16'd1 == q_sq_ci[cur]) q_fenced[cur] <= 1'b0;
-              cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
-              err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+              cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
+              err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               after_cqe <= S_IDLE;
-              st <= wq[0][8] ? S_CQE_WRITE : S_IDLE;
+              st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
             end else begin
               st <= S_IDLE;
             end
@@ -1443,19 +1496,19 @@ module rnic_engine #(
             // Responder: the packet is placed.
             q_rq_psn[cur] <= q_rq_psn[cur] + 24'd1;
             if (rx_is_send && rx_last) begin
-              cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+              cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               cqe_len <= q_rcv_got[cur];
               q_rcv_got[cur] <= 32'd0;
               q_rq_ci[cur] <= q_rq_ci[cur] + 16'd1;
               q_msn[cur] <= q_msn[cur] + 24'd1;
               after_cqe <= l_ackreq ? S_ACK_SEND : S_IDLE;
-              tx_syndrome <= 8'h1F;
-              err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+              tx_syndrome <= rnic_pkg::AETH_ACK;
+              err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               st <= S_CQE_WRITE;
             end else if (l_ackreq) begin
               if (rx_last) q_msn[cur] <= q_msn[cur] + 24'd1;
-              tx_syndrome <= 8'h1F;
-              err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+              tx_syndrome <= rnic_pkg::AETH_ACK;
+              err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               st <= S_ACK_SEND;
             end else begin
               st <= S_IDLE;
@@ -1470,9 +1523,10 @@ module rnic_engine #(
           first = pkt_i == 16'd0;
           last  = bytes_left <= MTU;
           plen  = 16'(min32(bytes_left, MTU));
-          tx_opcode <= first ? (last ? 8'h10 : 8'h0d) : (last ? 8'h0f : 8'h0e);
-          tx_ext <= (first || last) ? 2'd2 : 2'd0;
-          tx_syndrome <= 8'h1F;
+          tx_opcode <= first ? (last ? rnic_pkg::BTH_READ_RESPONSE_ONLY : rnic_pkg::BTH_READ_RESPONSE_FIRST)
+                             : (last ? rnic_pkg::BTH_READ_RESPONSE_LAST : rnic_pkg::BTH_READ_RESPONSE_MIDDLE);
+          tx_ext <= (first || last) ? rnic_pkg::HDR_EXT_AETH : rnic_pkg::HDR_EXT_NONE;
+          tx_syndrome <= rnic_pkg::AETH_ACK;
           tx_ackreq <= 1'b0; tx_se <= 1'b0;
           tx_pad <= 2'd0 - plen[1:0];
           tx_plen <= plen;
@@ -1486,8 +1540,8 @@ module rnic_engine #(
             // The response left poisoned (dropped by the requester); tell the
             // requester why with a NAK so its READ fails instead of waiting:
             // the memory it reads was refused, a remote access error.
-            tx_syndrome <= 8'h62;
-            err_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
+            tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS;
+            err_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
             flush_recv <= 1'b0;
             st <= S_ACK_SEND;
           end else if (bytes_left != 32'd0) begin
@@ -1499,13 +1553,14 @@ module rnic_engine #(
           end
         end
 
-        // ACK (syndrome 0x1F) or NAK for the frame just handled. A NAK moves
+        // ACK (rnic_pkg::AETH_ACK) or NAK for the frame just handled. A NAK moves
         // the QP to ERROR once it has left.
         S_ACK_SEND: begin
-          tx_opcode <= 8'h11; tx_ext <= 2'd2; tx_ackreq <= 1'b0; tx_se <= 1'b0; tx_pad <= 2'd0;
+          tx_opcode <= rnic_pkg::BTH_ACKNOWLEDGE; tx_ext <= rnic_pkg::HDR_EXT_AETH;
+          tx_ackreq <= 1'b0; tx_se <= 1'b0; tx_pad <= 2'd0;
           tx_plen <= 16'd0;
           // ACK: the PSN of the packet that asked for it; NAK: the PSN expected.
-          tx_psn <= (tx_syndrome == 8'h1F) ? l_psn : q_rq_psn[cur];
+          tx_psn <= (tx_syndrome == rnic_pkg::AETH_ACK) ? l_psn : q_rq_psn[cur];
           piece_left <= 32'd0;
           bytes_left <= 32'd0;
           pkt_i <= 16'd1;
@@ -1515,13 +1570,13 @@ module rnic_engine #(
           end
           ret_st <= S_ACK_DONE;
           st <= S_TX_START;
-          if (tx_syndrome != 8'h1F) begin
-            fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_NAK_SENT);
+          if (tx_syndrome != rnic_pkg::AETH_ACK) begin
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_NAK_SENT;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 24'd0, tx_syndrome};
           end
         end
         S_ACK_DONE: begin
-          if (tx_syndrome == 8'h1F) begin
+          if (tx_syndrome == rnic_pkg::AETH_ACK) begin
             st <= S_IDLE;
           end else if (flush_recv) begin
             // The RECV that failed completes with its own status first.
@@ -1537,12 +1592,12 @@ module rnic_engine #(
 
         // ------------------------------------------------------ completions
         S_CQE_FETCH_DONE: begin
-          cqe_op <= wq[0][7:0]; cqe_wrid <= wq[3];
-          if (fetch_err) cqe_status <= 8'(rnic_pkg::CQE_STATUS_DMA_FAULT);
-          after_cqe <= (cqe_status == 8'(rnic_pkg::CQE_STATUS_SUCCESS) && !fetch_err) ? S_IDLE : S_ERROR_QP;
-          err_status <= fetch_err ? 8'(rnic_pkg::CQE_STATUS_DMA_FAULT) : cqe_status;
+          cqe_op <= wqe.opcode; cqe_wrid <= wqe.wr_id;
+          if (fetch_err) cqe_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
+          after_cqe <= (cqe_status == rnic_pkg::CQE_STATUS_SUCCESS && !fetch_err) ? S_IDLE : S_ERROR_QP;
+          err_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : cqe_status;
           // Unsignaled successes leave no CQE; errors always do.
-          st <= (cqe_status != 8'(rnic_pkg::CQE_STATUS_SUCCESS) || fetch_err || wq[0][8]) ? S_CQE_WRITE : S_IDLE;
+          st <= (cqe_status != rnic_pkg::CQE_STATUS_SUCCESS || fetch_err || wqe.flags.signaled) ? S_CQE_WRITE : S_IDLE;
         end
         S_CQE_WRITE: begin
           if (!c_valid[cqe_cq]) begin
@@ -1558,11 +1613,11 @@ module rnic_engine #(
         end
         S_CQE_DATA: if (w_ready) begin
           cqe_beat <= cqe_beat + 2'd1;
-          if (cqe_beat == 2'd3) st <= S_CQE_DONE;
+          if (cqe_beat == CQE_LAST_BEAT) st <= S_CQE_DONE;
         end
         S_CQE_DONE: begin
           c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
-          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_CQE_WRITTEN);
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_CQE_WRITTEN;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {24'd0, cqe_status, 16'd0, cqe_idx};
           st <= after_cqe;
         end
@@ -1580,15 +1635,15 @@ module rnic_engine #(
         S_ERROR_QP: begin
           q_state[cur] <= 2'(rnic_pkg::QP_STATE_ERROR);
           if (q_err[cur] == 8'd0) q_err[cur] <= err_status;
-          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_QP_ERROR);
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_QP_ERROR;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {56'd0, err_status};
           st <= S_IDLE;
         end
         // Flush: complete the in-flight WQE, then every posted WQE, FLUSHED.
         S_FLUSH_PICK: begin
-          cqe_status <= 8'(rnic_pkg::CQE_STATUS_FLUSHED);
+          cqe_status <= rnic_pkg::CQE_STATUS_FLUSHED;
           after_cqe <= S_IDLE;
-          fetch_n <= 5'd4;
+          fetch_n <= 5'(WQE_CPL_WORDS);
           if (busy_q) begin
             cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_done[cur]; cqe_len <= 32'd0;
             fetch_addr <= done_wqe_addr;
@@ -1608,8 +1663,8 @@ module rnic_engine #(
           st <= S_FETCH_REQ;
         end
         S_FLUSH_FETCHED: begin
-          cqe_op <= cqe_recv ? 8'(rnic_pkg::OP_RECV) : wq[0][7:0];
-          cqe_wrid <= wq[3];
+          cqe_op <= cqe_recv ? rnic_pkg::OP_RECV : wqe.opcode;
+          cqe_wrid <= wqe.wr_id;
           st <= S_CQE_WRITE;
         end
 
@@ -1617,15 +1672,15 @@ module rnic_engine #(
         // The BIND at q_done (the oldest in flight) is in wq: check its
         // window, then its region, then commit the window.
         S_BIND_START: begin
-          cqe_idx <= q_done[cur]; cqe_op <= OP_BIND; cqe_wrid <= wq[3]; cqe_recv <= 1'b0;
+          cqe_idx <= q_done[cur]; cqe_op <= rnic_pkg::OP_BIND; cqe_wrid <= wqe.wr_id; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
-          if (fetch_err) bind_fail(8'(rnic_pkg::CQE_STATUS_DMA_FAULT));
+          if (fetch_err) bind_fail(rnic_pkg::CQE_STATUS_DMA_FAULT);
           else           st <= S_BIND_WIN;
         end
         S_BIND_WIN: st <= S_BIND_WIN_WAIT;
         S_BIND_WIN_WAIT: if (lchk_rsp_valid) begin
           if (32'(lchk_verdict) != V_OK)
-            bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));
+            bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);
           else if (bind_unbind || mutant == rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
             st <= S_BIND_COMMIT;
           else
@@ -1633,7 +1688,7 @@ module rnic_engine #(
         end
         S_BIND_LMR: st <= S_BIND_LMR_WAIT;
         S_BIND_LMR_WAIT: if (lchk_rsp_valid) begin
-          if (32'(lchk_verdict) != V_OK) bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));
+          if (32'(lchk_verdict) != V_OK) bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);
           else                           st <= S_BIND_COMMIT;
         end
         // The table takes the commit in a cycle without a management command.
@@ -1641,17 +1696,17 @@ module rnic_engine #(
         S_BIND_DONE: if (!bind_done) begin
           st <= S_BIND_COMMIT;
         end else if (!bind_ok) begin
-          bind_fail(8'(rnic_pkg::CQE_STATUS_BIND_FAILED));   // the window was freed meanwhile
+          bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);   // the window was freed meanwhile
         end else begin
-          fsm_ev_valid <= 1'b1; fsm_ev_code <= 8'(rnic_pkg::EV_BIND_COMMIT);
+          fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_BIND_COMMIT;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {bind_index, bind_key, 16'd0, cqe_idx};
           q_done[cur] <= q_done[cur] + 16'd1;
           q_bind_wait[cur] <= 1'b0;
           if (q_done[cur] + 16'd1 == q_sq_ci[cur]) q_fenced[cur] <= 1'b0;
-          cqe_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
-          err_status <= 8'(rnic_pkg::CQE_STATUS_SUCCESS);
+          cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
+          err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
           after_cqe <= S_IDLE;
-          st <= wq[0][8] ? S_CQE_WRITE : S_IDLE;
+          st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
         end
         default: st <= S_IDLE;
       endcase
@@ -1686,24 +1741,24 @@ module rnic_engine #(
       if (st == S_BIND_LMR_WAIT && lchk_rsp_valid) sva_lmr_ok <= 32'(lchk_verdict) == V_OK;
     end
     if (rst_n && bind_valid) begin
-      a_bind_oldest: assert (q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[DW-1:0]}] == OP_BIND)
+      a_bind_oldest: assert (q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[DW-1:0]}] == rnic_pkg::OP_BIND)
         else $error("BIND committed while not the oldest WQE in flight");
       a_bind_win: assert (sva_win_ok) else $error("BIND committed without a granted window check");
       if (!bind_unbind && mutant != rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
         a_bind_lmr: assert (sva_lmr_ok) else $error("BIND committed without a granted region check");
       if (mutant != rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE)
-        a_bind_new_key: assert (bind_key != wq[2][7:0]) else $error("BIND committed the window's old key");
+        a_bind_new_key: assert (bind_key != wqe.rkey.key) else $error("BIND committed the window's old key");
     end
   end
 
   // Fence rule: a WQE with the fence flag starts with nothing of its QP in flight.
   always_ff @(posedge clk) begin
-    if (rst_n && st == S_SQ_GO && wq[0][9] && mutant != rnic_pkg::MUTANT_NO_FENCE)
+    if (rst_n && st == S_SQ_GO && wqe.flags.fence && mutant != rnic_pkg::MUTANT_NO_FENCE)
       assert (!busy_q) else $error("fenced WQE started with WQEs in flight");
     // Never more WQEs in flight than the per-QP limit.
     if (rst_n && st == S_SQ_GO) assert ((q_sq_ci[cur] - q_done[cur]) < 16'(D)) else $error("too many WQEs in flight");
     // READ limit: a READ starts only below the QP's limit of READs in flight.
-    if (rst_n && st == S_SQ_GO && wq[0][7:0] == 8'(rnic_pkg::OP_RDMA_READ))
+    if (rst_n && st == S_SQ_GO && wqe.opcode == rnic_pkg::OP_RDMA_READ)
       assert (rd_inflight < rd_limit) else $error("READ started over the QP's READ limit");
   end
 
@@ -1741,7 +1796,7 @@ module rnic_engine #(
       if (qp_cmd_valid) sva_psn_known[qp_sel] <= 1'b0;
       if (st == S_TX_START && !fr_busy && ret_st == S_SQ_PKT_DONE) begin
         if (sva_psn_known[cur]) assert (tx_psn == sva_next_psn[cur]) else $error("request PSN out of sequence");
-        sva_next_psn[cur]  <= tx_psn + ((tx_opcode == 8'h0c) ? rd_pkts : 24'd1);
+        sva_next_psn[cur]  <= tx_psn + ((tx_opcode == rnic_pkg::BTH_READ_REQUEST) ? rd_pkts : 24'd1);
         sva_psn_known[cur] <= 1'b1;
       end
     end
@@ -1759,7 +1814,7 @@ module rnic_engine #(
         sva_idx_known[{1'b0, qp_sel}] <= 1'b0;
         sva_idx_known[{1'b1, qp_sel}] <= 1'b0;
       end
-      if (st == S_CQE_DATA && w_ready && cqe_beat == 2'd3) begin
+      if (st == S_CQE_DATA && w_ready && cqe_beat == CQE_LAST_BEAT) begin
         if (sva_idx_known[{cqe_recv, cur}])
           assert ((cqe_idx - sva_last_idx[{cqe_recv, cur}]) - 16'd1 < 16'h8000)
             else $error("second CQE for a WQE, or CQEs out of ring order");

@@ -20,13 +20,17 @@ module rnic_hdr_parse (
   output logic [15:0]  payload_len,
   output logic         len_ok         // the frame is long enough for its headers
 );
+  // Ethernet, IPv4, UDP and BTH: the headers every frame has (54 bytes).
+  localparam logic [15:0] BASE_LEN = rnic_pkg::ETH_HDR_BYTES + rnic_pkg::IPV4_HDR_BYTES +
+                                     rnic_pkg::UDP_HDR_BYTES + rnic_pkg::BTH_HDR_BYTES;
+
   logic [15:0] ext_len, overhead;
   logic [31:0] dst_ip;
   always_comb begin
     for (int i = 0; i < 4; i++) dst_ip[8*(3-i) +: 8] = hdr[8*(30+i) +: 8];
-    is_roce = hdr[8*12 +: 8] == 8'h08 && hdr[8*13 +: 8] == 8'h00 && hdr[8*14 +: 8] == 8'h45 &&
-              hdr[8*23 +: 8] == 8'd17 && hdr[8*36 +: 8] == 8'h12 && hdr[8*37 +: 8] == 8'hB7 &&
-              dst_ip == my_ip;
+    is_roce = {hdr[8*12 +: 8], hdr[8*13 +: 8]} == rnic_pkg::ETHERTYPE_IPV4 &&
+              hdr[8*14 +: 8] == rnic_pkg::IPV4_VERSION_IHL && hdr[8*23 +: 8] == rnic_pkg::IPV4_PROTOCOL_UDP &&
+              {hdr[8*36 +: 8], hdr[8*37 +: 8]} == rnic_pkg::UDP_PORT_ROCEV2 && dst_ip == my_ip;
     opcode    = hdr[8*42 +: 8];
     solicited = hdr[8*43 + 7];
     pad       = hdr[8*43 + 4 +: 2];
@@ -38,12 +42,16 @@ module rnic_hdr_parse (
     for (int i = 0; i < 4; i++) reth_len[8*(3-i) +: 8] = hdr[8*(66+i) +: 8];
     aeth_syndrome = hdr[8*54 +: 8];
     unique case (opcode)
-      8'h06, 8'h0a, 8'h0c: ext_len = 16'd16;                 // RETH
-      8'h0d, 8'h0f, 8'h10, 8'h11: ext_len = 16'd4;           // AETH
-      default: ext_len = 16'd0;
+      rnic_pkg::BTH_WRITE_FIRST, rnic_pkg::BTH_WRITE_ONLY, rnic_pkg::BTH_READ_REQUEST:
+        ext_len = rnic_pkg::RETH_HDR_BYTES;
+      rnic_pkg::BTH_READ_RESPONSE_FIRST, rnic_pkg::BTH_READ_RESPONSE_LAST, rnic_pkg::BTH_READ_RESPONSE_ONLY,
+      rnic_pkg::BTH_ACKNOWLEDGE:
+        ext_len = rnic_pkg::AETH_HDR_BYTES;
+      default:
+        ext_len = 16'd0;
     endcase
-    payload_off = 16'd54 + ext_len;
-    overhead    = payload_off + 16'(pad) + 16'd4;
+    payload_off = BASE_LEN + ext_len;
+    overhead    = payload_off + 16'(pad) + rnic_pkg::ICRC_BYTES;
     len_ok      = frame_len >= overhead;
     payload_len = len_ok ? frame_len - overhead : 16'd0;
   end

@@ -161,7 +161,6 @@ module rnic_engine #(
   localparam int unsigned WQE_WORDS = rnic_pkg::WQE_WORDS;
   // A completion needs only a WQE's words up to its WR_ID (opcode, flags, wr_id).
   localparam int unsigned WQE_CPL_WORDS = rnic_pkg::WQE_WR_ID_WORD + 1;
-  localparam logic [1:0]  CQE_LAST_BEAT = 2'(rnic_pkg::CQE_WORDS - 1);
 
   // ------------------------------------------------------------ contexts
   logic [1:0]  q_state [NUM_QP];
@@ -203,12 +202,6 @@ module rnic_engine #(
   logic [31:0] q_rcv_got [NUM_QP];  // responder SEND: bytes placed in the current RECV
   logic        q_snd_open [NUM_QP]; // responder SEND: a message's FIRST came, its LAST not yet
 
-  logic             c_valid [NUM_CQ];
-  logic [63:0]      c_base [NUM_CQ];
-  logic [3:0]       c_log [NUM_CQ];
-  logic [15:0]      c_pi [NUM_CQ];
-  logic [15:0]      c_ci [NUM_CQ];
-
   assign qp_state_rd = {q_err[qp_sel], 6'd0, q_state[qp_sel]};
 
   // Trace: the state machine's events and accepted doorbells, merged into
@@ -231,7 +224,7 @@ module rnic_engine #(
     S_RX_PARSE, S_RX_RKEY_FIRE, S_RX_RKEY_WAIT, S_RX_SEND_WQE, S_RX_SEND_CHECK, S_RX_SEND_CHECK_WAIT,
     S_RX_SEND_PLACE, S_RX_RRESP_WQE, S_RX_SCATTER, S_RX_WAIT_WR, S_RX_AFTER,
     S_RD_RESP_PKT, S_RD_RESP_DONE, S_ACK_SEND, S_ACK_DONE,
-    S_CQE_FETCH_DONE, S_CQE_WRITE, S_CQE_DATA, S_CQE_DONE,
+    S_CQE_FETCH_DONE, S_CQE,
     S_FLUSH_PICK, S_FLUSH_FETCHED, S_SQ_ERR, S_ERROR_QP,
     S_BIND_START, S_BIND_WIN, S_BIND_WIN_WAIT, S_BIND_LMR, S_BIND_LMR_WAIT, S_BIND_COMMIT, S_BIND_DONE
   } state_t;
@@ -282,7 +275,6 @@ module rnic_engine #(
   logic           cqe_recv;
   logic [31:0]    cqe_len;
   logic [63:0]    cqe_wrid;
-  logic [1:0]     cqe_beat;
   logic [7:0]     err_status;          // status that moves `cur` to ERROR after the CQE
   logic           flush_recv;
   state_t         after_cqe;
@@ -453,23 +445,35 @@ module rnic_engine #(
   logic [63:0] sink_addr;
   logic [12:0] sink_len, sink_beat_left;
   logic [3:0]  sink_n;
-  logic        cqe_phase;
-  // The CQE being written, by field (rnic_pkg::cqe_t): word n leaves in beat n.
-  rnic_pkg::cqe_t cqe;
-  always_comb begin
-    cqe          = '0;
-    cqe.status   = cqe_status;
-    cqe.opcode   = cqe_op;
-    cqe.qpn      = 16'(cur);
-    cqe.wqe_idx  = cqe_idx;
-    cqe.is_recv  = cqe_recv;
-    cqe.phase    = cqe_phase;
-    cqe.byte_len = cqe_len;
-    cqe.wr_id    = cqe_wrid;
-  end
+  // Completions: the CQE writer owns the CQs; in S_CQE the engine hands it
+  // the completion in cqe_* and waits for cqe_done.
+  logic        cqe_done, cqe_overflow, cqe_last_beat, cq_db_ok;
+  logic        cqe_w_valid, cqe_w_last;
+  logic [63:0] cqe_w_addr, cqe_w_data;
+  logic [12:0] cqe_w_len;
+  logic [7:0]  cqe_w_tag;
+  logic        cqe_fault;
+  logic [31:0] cqe_fault_addr;
+  rnic_cqe_writer #(.NUM_CQ(NUM_CQ)) u_cqe (
+    .clk, .rst_n,
+    .cmd_valid(cq_cmd_valid), .cmd(cq_cmd), .cmd_sel(cq_sel), .cmd_base(cq_base), .cmd_log(cq_log),
+    .db_valid(db_valid && db_kind == 2'd2), .db_index(16'(db_index)), .db_value, .db_ok(cq_db_ok),
+    .cqe_req(st == S_CQE), .cqe_cq, .cqe_qpn(16'(cur)), .cqe_idx, .cqe_op, .cqe_status, .cqe_recv,
+    .cqe_len, .cqe_wrid, .cqe_done, .cqe_overflow, .cqe_last_beat,
+    .w_valid(cqe_w_valid), .w_ready, .w_addr(cqe_w_addr), .w_len(cqe_w_len), .w_tag(cqe_w_tag),
+    .w_data(cqe_w_data), .w_last(cqe_w_last),
+    .cpl_valid(dma_wr_cpl_valid && dma_wr_cpl_tag[7]), .cpl_cq(CQW'(dma_wr_cpl_tag[6:0])), .cpl_err(dma_wr_cpl_err),
+    .intr_set, .fault(cqe_fault), .fault_addr(cqe_fault_addr));
+
+  // DMA faults the state machine saw, merged with the CQE writer's: when
+  // both come in one cycle, the state machine's address is reported.
+  logic        fsm_dma_fault;
+  logic [31:0] fsm_dma_addr;
+  assign ev_dma_fault = fsm_dma_fault || cqe_fault;
+  assign ev_dma_addr  = fsm_dma_fault ? fsm_dma_addr : cqe_fault_addr;
+
   always_comb begin
     sink_n = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
-    cqe_phase = ~c_pi[cqe_cq][c_log[cqe_cq]];
     w_valid = 1'b0;
     w_addr  = sink_addr;
     w_len   = sink_len;
@@ -480,13 +484,13 @@ module rnic_engine #(
     if (st == S_RX_SCATTER && sink_active && rq_count >= 6'(sink_n)) begin
       w_valid = 1'b1;
       rq_pop_n     = w_ready ? sink_n : 4'd0;
-    end else if (st == S_CQE_DATA) begin
+    end else if (cqe_w_valid) begin
       w_valid = 1'b1;
-      w_addr  = slot(c_base[cqe_cq], c_pi[cqe_cq], c_log[cqe_cq], 8'(rnic_pkg::CQE_BYTES));
-      w_len   = 13'(rnic_pkg::CQE_BYTES);
-      w_tag   = {1'b1, 7'(cqe_cq)};
-      w_last  = cqe_beat == CQE_LAST_BEAT;
-      w_data  = cqe[64*cqe_beat +: 64];
+      w_addr  = cqe_w_addr;
+      w_len   = cqe_w_len;
+      w_tag   = cqe_w_tag;
+      w_last  = cqe_w_last;
+      w_data  = cqe_w_data;
     end
   end
 
@@ -733,7 +737,7 @@ module rnic_engine #(
     q_done[cur] <= q_done[cur] + 16'd1;
     q_bind_wait[cur] <= 1'b0;
     after_cqe <= S_ERROR_QP;
-    st <= S_CQE_WRITE;
+    st <= S_CQE;
   endtask
 
   task automatic single_seg(input logic [63:0] addr, input logic [31:0] len);
@@ -772,11 +776,10 @@ module rnic_engine #(
 
   // Sequential -----------------------------------------------------------
   always_ff @(posedge clk) begin
-    ev_dma_fault    <= 1'b0;
+    fsm_dma_fault   <= 1'b0;
     ev_bad_doorbell <= 1'b0;
     ev_cq_overflow  <= 1'b0;
     ev_rx_drop      <= 1'b0;
-    intr_set        <= '0;
     fsm_ev_valid     <= 1'b0;
     db_ev_valid     <= 1'b0;
     fr_start        <= 1'b0;
@@ -793,7 +796,7 @@ module rnic_engine #(
       rx_held <= 1'b0;
       poison <= 1'b0;
       wq_held <= 1'b0;
-      ev_dma_addr <= '0;
+      fsm_dma_addr <= '0;
       ev_queue <= '0;
       fsm_ev_code <= '0;
       fsm_ev_qpn <= '0;
@@ -810,11 +813,6 @@ module rnic_engine #(
         q_wr_left[i] <= '0;
         q_done[i] <= '0;
         q_sq_pi[i] <= '0; q_sq_ci[i] <= '0; q_rq_pi[i] <= '0; q_rq_ci[i] <= '0;
-      end
-      for (int unsigned i = 0; i < NUM_CQ; i++) begin
-        c_valid[i] <= 1'b0;
-        c_pi[i] <= '0;
-        c_ci[i] <= '0;
       end
     end else begin
       // ---- commands from the register block (between jobs: the engine
@@ -859,13 +857,6 @@ module rnic_engine #(
           default: ;
         endcase
       end
-      if (cq_cmd_valid) begin
-        c_valid[cq_sel] <= cq_cmd == 2'(rnic_pkg::CQ_CMD_CREATE);
-        c_base[cq_sel] <= cq_base;
-        c_log[cq_sel] <= cq_log;
-        c_pi[cq_sel] <= '0;
-        c_ci[cq_sel] <= '0;
-      end
       if (db_valid) begin
         // The event names the queue and carries {kind, new index}; kind 0
         // send, 1 receive, 2 CQ consumer. A refused doorbell is no event.
@@ -888,9 +879,7 @@ module rnic_engine #(
                 end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
                 end
-          2'd2: if (32'(db_index) < 32'(NUM_CQ) && c_valid[CQW'(db_index)] &&
-                    (c_pi[CQW'(db_index)] - db_value) <= (ring_mask(c_log[CQW'(db_index)]) + 16'd1)) begin
-                  c_ci[CQW'(db_index)] <= db_value;
+          2'd2: if (cq_db_ok) begin   // the CQE writer applies it
                   db_ev_valid <= 1'b1;
                 end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
@@ -898,16 +887,9 @@ module rnic_engine #(
           default: ;
         endcase
       end
-      if (dma_wr_cpl_valid) begin
-        if (!dma_wr_cpl_tag[7]) begin
-          if (dma_wr_cpl_err) wr_fault <= 1'b1;   // payload: fails the job placing it
-        end else if (dma_wr_cpl_err) begin
-          ev_dma_fault <= 1'b1;                   // a CQE the host refused: no interrupt
-          ev_dma_addr <= c_base[CQW'(dma_wr_cpl_tag[6:0])][31:0];
-        end else begin
-          intr_set[CQW'(dma_wr_cpl_tag[6:0])] <= 1'b1;
-        end
-      end
+      // A payload write the host refused fails the job placing it (a CQE's
+      // completion, tag bit 7, is the CQE writer's).
+      if (dma_wr_cpl_valid && !dma_wr_cpl_tag[7] && dma_wr_cpl_err) wr_fault <= 1'b1;
       wr_outstanding <= wr_outstanding
                         + ((w_valid && w_ready && w_last) ? 8'd1 : 8'd0)
                         - (dma_wr_cpl_valid ? 8'd1 : 8'd0);
@@ -957,8 +939,8 @@ module rnic_engine #(
           fetch_i <= fetch_i + 5'd1;
           if (dma_rd_rsp_err) begin
             fetch_err <= 1'b1;
-            ev_dma_fault <= 1'b1;
-            ev_dma_addr <= fetch_addr[31:0];
+            fsm_dma_fault <= 1'b1;
+            fsm_dma_addr <= fetch_addr[31:0];
           end
           if (dma_rd_rsp_last) begin
             st <= ret_st;
@@ -1046,7 +1028,7 @@ module rnic_engine #(
           q_done[cur] <= sq_idx + 16'd1;
           cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
           after_cqe <= S_IDLE;
-          st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
+          st <= wqe.flags.signaled ? S_CQE : S_IDLE;
         end
         S_SQ_GO: begin
           q_rd_hold[cur] <= 1'b0;
@@ -1112,7 +1094,7 @@ module rnic_engine #(
               // It is the oldest: complete it with its own status.
               q_done[cur] <= cqe_idx + 16'd1;
               after_cqe <= S_ERROR_QP;
-              st <= S_CQE_WRITE;
+              st <= S_CQE;
             end else begin
               st <= S_ERROR_QP;   // the flush completes it after the older ones
             end
@@ -1174,8 +1156,8 @@ module rnic_engine #(
           burst_left <= burst_left - 32'(fr_push_n);
           if (rs_err) begin
             poison <= 1'b1;
-            ev_dma_fault <= 1'b1;
-            ev_dma_addr <= seg_addr[seg_i[SIW-1:0]][31:0];
+            fsm_dma_fault <= 1'b1;
+            fsm_dma_addr <= seg_addr[seg_i[SIW-1:0]][31:0];
           end
           if (rs_last) st <= S_TX_PIECE;
         end
@@ -1413,7 +1395,7 @@ module rnic_engine #(
             rxb_release <= 1'b1;
             rx_held <= 1'b0;
             after_cqe <= S_ERROR_QP;
-            st <= S_CQE_WRITE;
+            st <= S_CQE;
           end else begin
             load_segs(q_out_got[cur]);
             q_out_got[cur] <= q_out_got[cur] + 32'(p_plen);
@@ -1464,14 +1446,14 @@ module rnic_engine #(
         S_RX_AFTER: begin
           if (wr_fault) begin
             wr_fault <= 1'b0;
-            ev_dma_fault <= 1'b1;
+            fsm_dma_fault <= 1'b1;
             if (rx_is_rresp) begin
               cqe_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
               err_status <= rnic_pkg::CQE_STATUS_DMA_FAULT;
               q_done[cur] <= q_done[cur] + 16'd1;
               q_out_got[cur] <= 32'd0;
               after_cqe <= S_ERROR_QP;
-              st <= S_CQE_WRITE;
+              st <= S_CQE;
             end else begin
               // The IOMMU refused the target: for an RDMA WRITE that is a
               // remote access error (its region went away under it, say);
@@ -1488,7 +1470,7 @@ module rnic_engine #(
               cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
               after_cqe <= S_IDLE;
-              st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
+              st <= wqe.flags.signaled ? S_CQE : S_IDLE;
             end else begin
               st <= S_IDLE;
             end
@@ -1504,7 +1486,7 @@ module rnic_engine #(
               after_cqe <= l_ackreq ? S_ACK_SEND : S_IDLE;
               tx_syndrome <= rnic_pkg::AETH_ACK;
               err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
-              st <= S_CQE_WRITE;
+              st <= S_CQE;
             end else if (l_ackreq) begin
               if (rx_last) q_msn[cur] <= q_msn[cur] + 24'd1;
               tx_syndrome <= rnic_pkg::AETH_ACK;
@@ -1584,7 +1566,7 @@ module rnic_engine #(
             q_rq_ci[cur] <= q_rq_ci[cur] + 16'd1;
             q_rcv_got[cur] <= 32'd0;
             after_cqe <= S_ERROR_QP;
-            st <= S_CQE_WRITE;
+            st <= S_CQE;
           end else begin
             st <= S_ERROR_QP;
           end
@@ -1597,28 +1579,17 @@ module rnic_engine #(
           after_cqe <= (cqe_status == rnic_pkg::CQE_STATUS_SUCCESS && !fetch_err) ? S_IDLE : S_ERROR_QP;
           err_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : cqe_status;
           // Unsignaled successes leave no CQE; errors always do.
-          st <= (cqe_status != rnic_pkg::CQE_STATUS_SUCCESS || fetch_err || wqe.flags.signaled) ? S_CQE_WRITE : S_IDLE;
+          st <= (cqe_status != rnic_pkg::CQE_STATUS_SUCCESS || fetch_err || wqe.flags.signaled) ? S_CQE : S_IDLE;
         end
-        S_CQE_WRITE: begin
-          if (!c_valid[cqe_cq]) begin
+        // The CQE writer has the completion in cqe_*: a CQ that does not
+        // exist or is full loses it (CQ_OVERFLOW), else it is written.
+        S_CQE: if (cqe_done) begin
+          if (cqe_overflow) begin
             ev_cq_overflow <= 1'b1; ev_queue <= 8'(cqe_cq);
-            st <= after_cqe;
-          end else if ((c_pi[cqe_cq] - c_ci[cqe_cq]) > ring_mask(c_log[cqe_cq])) begin
-            ev_cq_overflow <= 1'b1; ev_queue <= 8'(cqe_cq);
-            st <= after_cqe;
           end else begin
-            cqe_beat <= 2'd0;
-            st <= S_CQE_DATA;
+            fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_CQE_WRITTEN;
+            fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {24'd0, cqe_status, 16'd0, cqe_idx};
           end
-        end
-        S_CQE_DATA: if (w_ready) begin
-          cqe_beat <= cqe_beat + 2'd1;
-          if (cqe_beat == CQE_LAST_BEAT) st <= S_CQE_DONE;
-        end
-        S_CQE_DONE: begin
-          c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
-          fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_CQE_WRITTEN;
-          fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {24'd0, cqe_status, 16'd0, cqe_idx};
           st <= after_cqe;
         end
 
@@ -1630,7 +1601,7 @@ module rnic_engine #(
           q_sq_ci[cur] <= sq_idx + 16'd1;
           q_done[cur] <= sq_idx + 16'd1;
           after_cqe <= S_ERROR_QP;
-          st <= S_CQE_WRITE;
+          st <= S_CQE;
         end
         S_ERROR_QP: begin
           q_state[cur] <= 2'(rnic_pkg::QP_STATE_ERROR);
@@ -1665,7 +1636,7 @@ module rnic_engine #(
         S_FLUSH_FETCHED: begin
           cqe_op <= cqe_recv ? rnic_pkg::OP_RECV : wqe.opcode;
           cqe_wrid <= wqe.wr_id;
-          st <= S_CQE_WRITE;
+          st <= S_CQE;
         end
 
         // ------------------------------------------------------- bind
@@ -1706,7 +1677,7 @@ module rnic_engine #(
           cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
           err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
           after_cqe <= S_IDLE;
-          st <= wqe.flags.signaled ? S_CQE_WRITE : S_IDLE;
+          st <= wqe.flags.signaled ? S_CQE : S_IDLE;
         end
         default: st <= S_IDLE;
       endcase
@@ -1777,7 +1748,7 @@ module rnic_engine #(
     end
     if (rst_n && sva_refused) begin
       assert (st != S_RX_SCATTER && st != S_RD_RESP_PKT) else $error("payload moved after a refused rkey");
-      assert (!w_valid || st == S_CQE_DATA) else $error("DMA write after a refused rkey");
+      assert (!w_valid || cqe_w_valid) else $error("DMA write after a refused rkey");
     end
     if (rst_n && st == S_RX_SCATTER && rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0))
       assert (sva_granted) else $error("RDMA WRITE packet placed without a granted rkey check");
@@ -1814,7 +1785,7 @@ module rnic_engine #(
         sva_idx_known[{1'b0, qp_sel}] <= 1'b0;
         sva_idx_known[{1'b1, qp_sel}] <= 1'b0;
       end
-      if (st == S_CQE_DATA && w_ready && cqe_beat == CQE_LAST_BEAT) begin
+      if (cqe_last_beat) begin
         if (sva_idx_known[{cqe_recv, cur}])
           assert ((cqe_idx - sva_last_idx[{cqe_recv, cur}]) - 16'd1 < 16'h8000)
             else $error("second CQE for a WQE, or CQEs out of ring order");

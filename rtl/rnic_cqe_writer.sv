@@ -1,0 +1,179 @@
+// The CQE writer: owns the completion queues (their contexts, producer and
+// consumer indices) and writes each completion the engine hands it into
+// host memory, one CQE per request.
+//
+// Contract with the engine: the engine holds cqe_req high, with the CQE's
+// fields steady, until cqe_done (combinational) ends the request. The
+// writer then either refused it (cqe_overflow in the same cycle: the CQ
+// does not exist or is full, nothing is written, the CQE is lost as the
+// CQ_OVERFLOW event reports) or wrote all its beats and advanced the CQ's
+// producer index. A request takes 1 cycle when refused, else 2 + beats
+// (plus any cycles w_ready is low): the same cycles the engine spent when
+// this was three of its states, so cycle figures did not move.
+//
+// Beats leave through the engine's DMA write stream, tagged {1, cq} so the
+// write completion can be told from payload: the interrupt of a CQ is raised
+// only once its CQE is in host memory (cpl_valid), never on issue.
+module rnic_cqe_writer #(
+  parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
+  localparam int unsigned CQW   = $clog2(NUM_CQ)
+) (
+  input  logic           clk,
+  input  logic           rst_n,
+
+  // CQ_CMD from the register block.
+  input  logic           cmd_valid,
+  input  logic [1:0]     cmd,
+  input  logic [CQW-1:0] cmd_sel,
+  input  logic [63:0]    cmd_base,
+  input  logic [3:0]     cmd_log,
+
+  // A consumer-index doorbell: db_ok says whether it is accepted (the CQ
+  // exists and the index is within what was produced); it is applied when
+  // db_valid is high and db_ok.
+  input  logic           db_valid,
+  input  logic [15:0]    db_index,
+  input  logic [15:0]    db_value,
+  output logic           db_ok,
+
+  // The completion to write.
+  input  logic           cqe_req,
+  input  logic [CQW-1:0] cqe_cq,
+  input  logic [15:0]    cqe_qpn,
+  input  logic [15:0]    cqe_idx,
+  input  logic [7:0]     cqe_op,
+  input  logic [7:0]     cqe_status,
+  input  logic           cqe_recv,
+  input  logic [31:0]    cqe_len,
+  input  logic [63:0]    cqe_wrid,
+  output logic           cqe_done,
+  output logic           cqe_overflow,   // with cqe_done: refused, nothing written
+  output logic           cqe_last_beat,  // the CQE's last beat is accepted this cycle
+
+  // Beats into the DMA write stream.
+  output logic           w_valid,
+  input  logic           w_ready,
+  output logic [63:0]    w_addr,
+  output logic [12:0]    w_len,
+  output logic [7:0]     w_tag,
+  output logic [63:0]    w_data,
+  output logic           w_last,
+
+  // DMA write completions of CQE bursts (tag bit 7 set).
+  input  logic           cpl_valid,
+  input  logic [CQW-1:0] cpl_cq,
+  input  logic           cpl_err,
+  output logic [NUM_CQ-1:0] intr_set,
+  output logic           fault,          // the host refused a CQE: no interrupt
+  output logic [31:0]    fault_addr
+);
+  localparam logic [1:0] LAST_BEAT = 2'(rnic_pkg::CQE_WORDS - 1);
+
+  logic        c_valid [NUM_CQ];
+  logic [63:0] c_base [NUM_CQ];
+  logic [3:0]  c_log [NUM_CQ];
+  logic [15:0] c_pi [NUM_CQ];
+  logic [15:0] c_ci [NUM_CQ];
+
+  function automatic logic [15:0] ring_mask(input logic [3:0] lg);
+    ring_mask = 16'((17'd1 << lg) - 17'd1);
+  endfunction
+
+  typedef enum logic [1:0] { W_CHECK, W_DATA, W_DONE } wstate_t;
+  wstate_t     ws;
+  logic [1:0]  beat;
+
+  // A doorbell may move the consumer index anywhere between where it is and
+  // the producer index: never past what was written.
+  logic [CQW-1:0] db_cq;
+  always_comb begin
+    db_cq = CQW'(db_index);
+    db_ok = 32'(db_index) < 32'(NUM_CQ) && c_valid[db_cq] &&
+            (c_pi[db_cq] - db_value) <= (ring_mask(c_log[db_cq]) + 16'd1);
+  end
+
+  // The CQE, field by field (rnic_pkg::cqe_t); word n leaves in beat n. Its
+  // phase bit flips each time the producer index wraps the ring, so software
+  // finds new CQEs without a shared producer index.
+  rnic_pkg::cqe_t cqe;
+  logic           full;
+  always_comb begin
+    cqe          = '0;
+    cqe.status   = cqe_status;
+    cqe.opcode   = cqe_op;
+    cqe.qpn      = cqe_qpn;
+    cqe.wqe_idx  = cqe_idx;
+    cqe.is_recv  = cqe_recv;
+    cqe.phase    = ~c_pi[cqe_cq][c_log[cqe_cq]];
+    cqe.byte_len = cqe_len;
+    cqe.wr_id    = cqe_wrid;
+    full         = (c_pi[cqe_cq] - c_ci[cqe_cq]) > ring_mask(c_log[cqe_cq]);
+
+    w_valid = cqe_req && ws == W_DATA;
+    w_addr  = c_base[cqe_cq] + {48'd0, c_pi[cqe_cq] & ring_mask(c_log[cqe_cq])} * 64'(rnic_pkg::CQE_BYTES);
+    w_len   = 13'(rnic_pkg::CQE_BYTES);
+    w_tag   = {1'b1, 7'(cqe_cq)};
+    w_data  = cqe[64*beat +: 64];
+    w_last  = beat == LAST_BEAT;
+
+    cqe_overflow  = cqe_req && ws == W_CHECK && (!c_valid[cqe_cq] || full);
+    cqe_done      = cqe_overflow || (cqe_req && ws == W_DONE);
+    cqe_last_beat = w_valid && w_ready && w_last;
+  end
+
+  always_ff @(posedge clk) begin
+    intr_set <= '0;
+    fault    <= 1'b0;
+    if (!rst_n) begin
+      ws <= W_CHECK;
+      beat <= '0;
+      fault_addr <= '0;
+      for (int unsigned i = 0; i < NUM_CQ; i++) begin
+        c_valid[i] <= 1'b0;
+        c_pi[i] <= '0;
+        c_ci[i] <= '0;
+      end
+    end else begin
+      if (cmd_valid) begin
+        c_valid[cmd_sel] <= cmd == 2'(rnic_pkg::CQ_CMD_CREATE);
+        c_base[cmd_sel] <= cmd_base;
+        c_log[cmd_sel] <= cmd_log;
+        c_pi[cmd_sel] <= '0;
+        c_ci[cmd_sel] <= '0;
+      end
+      if (db_valid && db_ok) c_ci[db_cq] <= db_value;
+      if (cpl_valid) begin
+        if (cpl_err) begin
+          fault <= 1'b1;
+          fault_addr <= c_base[cpl_cq][31:0];
+        end else begin
+          intr_set[cpl_cq] <= 1'b1;
+        end
+      end
+      unique case (ws)
+        W_CHECK: if (cqe_req && !cqe_overflow) begin
+          beat <= '0;
+          ws <= W_DATA;
+        end
+        W_DATA: if (w_ready) begin
+          beat <= beat + 2'd1;
+          if (beat == LAST_BEAT) ws <= W_DONE;
+        end
+        W_DONE: begin
+          c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
+          ws <= W_CHECK;
+        end
+        default: ws <= W_CHECK;
+      endcase
+    end
+  end
+
+`ifndef SYNTHESIS
+  // The engine keeps a request up until it is done: a CQE half written and
+  // abandoned would leave a torn entry that software takes for a new one.
+  always_ff @(posedge clk) begin
+    if (rst_n && ws != W_CHECK)
+      a_req_held: assert (cqe_req) else $error("CQE request dropped while its CQE was being written");
+  end
+`endif
+endmodule

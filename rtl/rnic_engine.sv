@@ -226,7 +226,7 @@ module rnic_engine #(
     S_RD_RESP_PKT, S_RD_RESP_DONE, S_ACK_SEND, S_ACK_DONE,
     S_CQE_FETCH_DONE, S_CQE,
     S_FLUSH_PICK, S_FLUSH_FETCHED, S_SQ_ERR, S_ERROR_QP,
-    S_BIND_START, S_BIND_WIN, S_BIND_WIN_WAIT, S_BIND_LMR, S_BIND_LMR_WAIT, S_BIND_COMMIT, S_BIND_DONE
+    S_BIND_START, S_BIND
   } state_t;
   state_t st, ret_st;
 
@@ -559,16 +559,26 @@ module rnic_engine #(
     fr_poison = poison;
   end
 
-  // Protection checks.
-  // A BIND's window keeps its rights only where its region grants the local
-  // counterpart: remote read needs local read, remote write local write.
-  logic [3:0] bind_need;
-  always_comb begin
-    bind_need = 4'd0;
-    if (wqe_bind.bind_rights.remote_read)  bind_need = bind_need | rnic_pkg::ACCESS_LOCAL_READ;
-    if (wqe_bind.bind_rights.remote_write) bind_need = bind_need | rnic_pkg::ACCESS_LOCAL_WRITE;
-  end
+  // A BIND: the bind unit checks its window and region on the local check
+  // port and commits the window (S_BIND); the engine keeps wq and cur
+  // steady meanwhile.
+  logic        bu_done, bu_ok;
+  logic        bu_chk_valid;
+  logic [1:0]  bu_chk_mode;
+  logic [31:0] bu_chk_key, bu_chk_len;
+  logic [3:0]  bu_chk_rights;
+  logic [63:0] bu_chk_addr;
+  rnic_bind_unit u_bind (
+    .clk, .rst_n, .mutant,
+    .start(st == S_BIND_START && !fetch_err), .win_key(wqe.rkey), .new_key(wqe_bind.bind_key),
+    .new_rights(wqe_bind.bind_rights), .mr_lkey(wq_sge_lkey[0]), .mr_addr(wq_sge_addr[0]),
+    .mr_len(wq_sge_len[0]), .pz(q_pz[cur]), .done(bu_done), .ok(bu_ok),
+    .chk_valid(bu_chk_valid), .chk_mode(bu_chk_mode), .chk_key(bu_chk_key), .chk_rights(bu_chk_rights),
+    .chk_addr(bu_chk_addr), .chk_len(bu_chk_len), .chk_rsp_valid(lchk_rsp_valid), .chk_verdict(lchk_verdict),
+    .bind_valid, .bind_index, .bind_key, .bind_pz, .bind_base, .bind_len, .bind_rights, .bind_state,
+    .bind_link, .bind_done, .bind_ok);
 
+  // Protection checks.
   always_comb begin
     lchk_valid  = 1'b0;
     lchk_mode   = rnic_pkg::PT_MODE_LOCAL;
@@ -587,19 +597,13 @@ module rnic_engine #(
       lchk_valid  = 1'b1;
       lchk_rights = rnic_pkg::ACCESS_LOCAL_WRITE;
     end
-    // A BIND: first the window it names (by its current key), then the
-    // region it binds to (SGE 0).
-    if (st == S_BIND_WIN) begin
+    if (bu_chk_valid) begin
       lchk_valid  = 1'b1;
-      lchk_mode   = rnic_pkg::PT_MODE_WINDOW;
-      lchk_key    = wqe.rkey;
-    end
-    if (st == S_BIND_LMR) begin
-      lchk_valid  = 1'b1;
-      lchk_key    = wq_sge_lkey[0];
-      lchk_rights = bind_need;
-      lchk_addr   = wq_sge_addr[0];
-      lchk_len    = wq_sge_len[0];
+      lchk_mode   = bu_chk_mode;
+      lchk_key    = bu_chk_key;
+      lchk_rights = bu_chk_rights;
+      lchk_addr   = bu_chk_addr;
+      lchk_len    = bu_chk_len;
     end
     // A WRITE's MIDDLE and LAST packets carry no RETH: they are checked at
     // the QP's cursor, with the rkey of the message's FIRST, so a region or
@@ -610,22 +614,6 @@ module rnic_engine #(
     rchk_rights = (p_op == rnic_pkg::BTH_READ_REQUEST) ? rnic_pkg::ACCESS_REMOTE_READ : rnic_pkg::ACCESS_REMOTE_WRITE;
     rchk_addr   = rx_cont ? q_wr_va[pq] : p_va;
     rchk_len    = rx_cont ? 32'(p_plen) : p_rlen;
-  end
-
-  // The window a BIND commits: its new key (a zero length unbinds: FREE,
-  // no range, no rights, no region).
-  logic bind_unbind;
-  always_comb begin
-    bind_unbind = wq_sge_len[0] == 32'd0;
-    bind_valid  = st == S_BIND_COMMIT;
-    bind_index  = wqe.rkey.index;
-    bind_key    = (mutant == rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE) ? wqe.rkey.key : wqe_bind.bind_key;
-    bind_pz     = q_pz[cur];
-    bind_base   = bind_unbind ? 64'd0 : wq_sge_addr[0];
-    bind_len    = {32'd0, wq_sge_len[0]};
-    bind_rights = bind_unbind ? 4'd0 : wqe_bind.bind_rights;
-    bind_state  = bind_unbind ? rnic_pkg::PT_STATE_FREE : rnic_pkg::PT_STATE_VALID;
-    bind_link   = bind_unbind ? 32'd0 : wq_sge_lkey[0];
   end
 
   // Classification of the received frame.
@@ -1640,35 +1628,17 @@ module rnic_engine #(
         end
 
         // ------------------------------------------------------- bind
-        // The BIND at q_done (the oldest in flight) is in wq: check its
-        // window, then its region, then commit the window.
+        // The BIND at q_done (the oldest in flight) is in wq: the bind unit
+        // checks its window, then its region, then commits the window.
         S_BIND_START: begin
           cqe_idx <= q_done[cur]; cqe_op <= rnic_pkg::OP_BIND; cqe_wrid <= wqe.wr_id; cqe_recv <= 1'b0;
           cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
           if (fetch_err) bind_fail(rnic_pkg::CQE_STATUS_DMA_FAULT);
-          else           st <= S_BIND_WIN;
+          else           st <= S_BIND;
         end
-        S_BIND_WIN: st <= S_BIND_WIN_WAIT;
-        S_BIND_WIN_WAIT: if (lchk_rsp_valid) begin
-          if (32'(lchk_verdict) != V_OK)
-            bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);
-          else if (bind_unbind || mutant == rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
-            st <= S_BIND_COMMIT;
-          else
-            st <= S_BIND_LMR;
-        end
-        S_BIND_LMR: st <= S_BIND_LMR_WAIT;
-        S_BIND_LMR_WAIT: if (lchk_rsp_valid) begin
-          if (32'(lchk_verdict) != V_OK) bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);
-          else                           st <= S_BIND_COMMIT;
-        end
-        // The table takes the commit in a cycle without a management command.
-        S_BIND_COMMIT: st <= S_BIND_DONE;
-        S_BIND_DONE: if (!bind_done) begin
-          st <= S_BIND_COMMIT;
-        end else if (!bind_ok) begin
-          bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);   // the window was freed meanwhile
-        end else begin
+        S_BIND: if (bu_done && !bu_ok) begin
+          bind_fail(rnic_pkg::CQE_STATUS_BIND_FAILED);   // a check refused, or the window changed meanwhile
+        end else if (bu_done) begin
           fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_BIND_COMMIT;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {bind_index, bind_key, 16'd0, cqe_idx};
           q_done[cur] <= q_done[cur] + 16'd1;
@@ -1699,26 +1669,14 @@ module rnic_engine #(
     end
   end
 
-  // Bind commit: as the oldest in flight of its QP, after a granted check of
-  // its window and (unless it unbinds) of its region, with a key that
-  // differs from the window's current one.
-  logic sva_win_ok, sva_lmr_ok;
+  // Bind commit: as the oldest in flight of its QP, with the engine in
+  // S_BIND the whole time (so wq and cur, which the bind unit reads, hold
+  // that BIND). Its checks and new key: rnic_bind_unit's assertions.
   always_ff @(posedge clk) begin
-    if (!rst_n || st == S_BIND_START) begin
-      sva_win_ok <= 1'b0;
-      sva_lmr_ok <= 1'b0;
-    end else begin
-      if (st == S_BIND_WIN_WAIT && lchk_rsp_valid) sva_win_ok <= 32'(lchk_verdict) == V_OK;
-      if (st == S_BIND_LMR_WAIT && lchk_rsp_valid) sva_lmr_ok <= 32'(lchk_verdict) == V_OK;
-    end
     if (rst_n && bind_valid) begin
-      a_bind_oldest: assert (q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[DW-1:0]}] == rnic_pkg::OP_BIND)
+      a_bind_oldest: assert (st == S_BIND && q_done[cur] == cqe_idx &&
+                             o_op[{cur, cqe_idx[DW-1:0]}] == rnic_pkg::OP_BIND)
         else $error("BIND committed while not the oldest WQE in flight");
-      a_bind_win: assert (sva_win_ok) else $error("BIND committed without a granted window check");
-      if (!bind_unbind && mutant != rnic_pkg::MUTANT_NO_BIND_LMR_CHECK)
-        a_bind_lmr: assert (sva_lmr_ok) else $error("BIND committed without a granted region check");
-      if (mutant != rnic_pkg::MUTANT_NO_BIND_KEY_CHANGE)
-        a_bind_new_key: assert (bind_key != wqe.rkey.key) else $error("BIND committed the window's old key");
     end
   end
 

@@ -20,9 +20,9 @@ int main(int argc, char **argv) {
         for (const TestCase &t : test_registry()) {
             if (std::strcmp(argv[a], "all") != 0 && std::strcmp(argv[a], t.name) != 0) continue;
             found = true;
-            int before = g_failures;
+            int before = rnic_check_failures();
             t.fn();
-            std::printf("%-14s %s\n", t.name, g_failures == before ? "ok" : "FAILED");
+            std::printf("%-14s %s\n", t.name, rnic_check_failures() == before ? "ok" : "FAILED");
             ran++;
         }
         if (!found) {
@@ -30,6 +30,6 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    std::printf("%d test(s), %d checks, %d failed\n", ran, g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    std::printf("%d test(s), %d checks, %d failed\n", ran, rnic_check_total(), rnic_check_failures());
+    return rnic_check_failures() ? 1 : 0;
 }

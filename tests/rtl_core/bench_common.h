@@ -60,7 +60,8 @@ std::vector<uint8_t> pattern(size_t len, uint32_t seed);
 size_t count_events(const Fabric &f, int n, unsigned ev);
 
 // Test registry: each test is a function returning nothing; failures are
-// counted through CHECK.
+// counted through CHECK. tb_rnic_core runs tests by name from it and lists
+// it with --list, which is where CTest learns the names.
 struct TestCase {
     const char *name;
     void (*fn)();

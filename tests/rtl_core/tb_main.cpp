@@ -1,4 +1,6 @@
-// tb_rnic_core TEST...: runs the named rtl_core tests (or `all`, or `list`).
+// tb_rnic_core TEST...: runs the named rtl_core tests (or `all`).
+// tb_rnic_core --list: prints every test name, one a line, from the registry
+// the runs dispatch on; CMake registers one CTest per line (CMakeLists.txt).
 #include <cstdio>
 #include <cstring>
 
@@ -7,10 +9,10 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s TEST... | all | list\n", argv[0]);
+        std::fprintf(stderr, "usage: %s TEST... | all | --list\n", argv[0]);
         return 2;
     }
-    if (std::strcmp(argv[1], "list") == 0) {
+    if (std::strcmp(argv[1], "--list") == 0) {
         for (const TestCase &t : test_registry()) std::printf("%s\n", t.name);
         return 0;
     }

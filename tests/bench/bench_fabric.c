@@ -94,5 +94,5 @@ int main(int argc, char **argv) {
     printf("8-byte RDMA WRITE, doorbell to CQE: %llu cycles\n", (unsigned long long)wr8);
     printf("simulation speed under WRITE load: median %.0f fabric cycles/s (min %.0f, max %.0f, %d runs)\n",
            rate[runs / 2], rate[0], rate[runs - 1], runs);
-    return rnic_test_failures ? 1 : 0;
+    return rnic_check_failures() ? 1 : 0;
 }

@@ -3,12 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rnic_test_failures;
-int rnic_test_checks;
-
 int rnic_test_finish(const char *name) {
-    printf("%s: %d checks, %d failed\n", name, rnic_test_checks, rnic_test_failures);
-    return rnic_test_failures == 0 && rnic_test_checks > 0 ? 0 : 1;
+    int rc = rnic_check_summary(name);
+    return rc == 0 && rnic_check_total() > 0 ? 0 : 1;
 }
 
 static rnic_dev *g_dev[2];

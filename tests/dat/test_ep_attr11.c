@@ -240,7 +240,7 @@ static void out_of_range(void)
 #undef BAD
     for (int i = 0; i < n; i++) {
         DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
-        const int before = dt_failures;
+        const int before = rnic_check_failures();
         CHECK_RET(dat_ep_create(s.ia, s.pz, s.recv_evd, s.req_evd, s.conn_evd, &bad[i].a, &ep),
                   DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
         CHECK(ep == DAT_HANDLE_NULL);
@@ -248,7 +248,7 @@ static void out_of_range(void)
         memset(&mp, 0, sizeof(mp));
         mp.ep_attr = bad[i].a;
         CHECK_RET(dat_ep_modify(s.ep, bad[i].bit, &mp), DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-        if (dt_failures != before)
+        if (rnic_check_failures() != before)
             fprintf(stderr, "  (with %s)\n", bad[i].what);
     }
     check_in_force(s.ep, &def);

@@ -3,9 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-int g_failures = 0;
-int g_checks = 0;
-
 std::vector<TestCase> &test_registry() {
     static std::vector<TestCase> r;
     return r;

@@ -1,5 +1,6 @@
-// What every rtl_core test shares: failure counting, a connected QP pair on
-// the two NICs with registered buffers, and data patterns.
+// What every rtl_core test shares: the checks (rnic_check.h, the same as the
+// C tests'), a connected QP pair on the two NICs with registered buffers, and
+// data patterns.
 #ifndef RTL_CORE_BENCH_COMMON_H
 #define RTL_CORE_BENCH_COMMON_H
 
@@ -11,31 +12,8 @@
 
 #include "bench_driver.h"
 #include "fabric.h"
+#include "rnic_check.h"
 #include "rnic_hw.h"
-
-extern int g_failures;
-extern int g_checks;
-
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        g_checks++;                                                                          \
-        if (!(cond)) {                                                                       \
-            g_failures++;                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
-        }                                                                                    \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                       \
-    do {                                                                                     \
-        unsigned long long a_ = static_cast<unsigned long long>(a);                          \
-        unsigned long long b_ = static_cast<unsigned long long>(b);                          \
-        g_checks++;                                                                          \
-        if (a_ != b_) {                                                                      \
-            g_failures++;                                                                    \
-            std::fprintf(stderr, "%s:%d: %s == 0x%llx, expected %s == 0x%llx\n", __FILE__, __LINE__, #a, a_, \
-                         #b, b_);                                                            \
-        }                                                                                    \
-    } while (0)
 
 constexpr unsigned kAllAccess = RNIC_ACCESS_LOCAL_READ | RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ |
                                 RNIC_ACCESS_REMOTE_WRITE;
@@ -82,7 +60,8 @@ std::vector<uint8_t> pattern(size_t len, uint32_t seed);
 size_t count_events(const Fabric &f, int n, unsigned ev);
 
 // Test registry: each test is a function returning nothing; failures are
-// counted through CHECK.
+// counted through CHECK. tb_rnic_core runs tests by name from it and lists
+// it with --list, which is where CTest learns the names.
 struct TestCase {
     const char *name;
     void (*fn)();

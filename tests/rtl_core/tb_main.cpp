@@ -1,4 +1,6 @@
-// tb_rnic_core TEST...: runs the named rtl_core tests (or `all`, or `list`).
+// tb_rnic_core TEST...: runs the named rtl_core tests (or `all`).
+// tb_rnic_core --list: prints every test name, one a line, from the registry
+// the runs dispatch on; CMake registers one CTest per line (CMakeLists.txt).
 #include <cstdio>
 #include <cstring>
 
@@ -7,10 +9,10 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s TEST... | all | list\n", argv[0]);
+        std::fprintf(stderr, "usage: %s TEST... | all | --list\n", argv[0]);
         return 2;
     }
-    if (std::strcmp(argv[1], "list") == 0) {
+    if (std::strcmp(argv[1], "--list") == 0) {
         for (const TestCase &t : test_registry()) std::printf("%s\n", t.name);
         return 0;
     }
@@ -20,9 +22,9 @@ int main(int argc, char **argv) {
         for (const TestCase &t : test_registry()) {
             if (std::strcmp(argv[a], "all") != 0 && std::strcmp(argv[a], t.name) != 0) continue;
             found = true;
-            int before = g_failures;
+            int before = rnic_check_failures();
             t.fn();
-            std::printf("%-14s %s\n", t.name, g_failures == before ? "ok" : "FAILED");
+            std::printf("%-14s %s\n", t.name, rnic_check_failures() == before ? "ok" : "FAILED");
             ran++;
         }
         if (!found) {
@@ -30,6 +32,6 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    std::printf("%d test(s), %d checks, %d failed\n", ran, g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    std::printf("%d test(s), %d checks, %d failed\n", ran, rnic_check_total(), rnic_check_failures());
+    return rnic_check_failures() ? 1 : 0;
 }

@@ -45,7 +45,7 @@ BENCH_TEST(rkey) {
     unsigned qpn = 2;
     for (unsigned op : {RNIC_OP_RDMA_WRITE, RNIC_OP_RDMA_READ}) {
         for (const RkeyCase &k : cases) {
-            int failures_before = g_failures;
+            int failures_before = rnic_check_failures();
             Qp q0, q1;
             b.pair(qpn, q0, q1);
             Buf local = b.buffer(0, 8192, b.next_index());
@@ -132,7 +132,7 @@ BENCH_TEST(rkey) {
             CHECK(verdict_seen);
             CHECK(nak_seen);
             CHECK(has_event(b.f, 0, RNIC_EV_QP_ERROR, qpn));
-            if (g_failures != failures_before) std::fprintf(stderr, "  (case: %s, op %u)\n", k.what, op);
+            if (rnic_check_failures() != failures_before) std::fprintf(stderr, "  (case: %s, op %u)\n", k.what, op);
             qpn++;
         }
     }

@@ -461,9 +461,9 @@ int main(int argc, char **argv)
             if (strcmp(argv[a], "all") != 0 && strcmp(argv[a], kScenarios[i].name) != 0)
                 continue;
             found = 1;
-            int before = dt_failures;
+            int before = rnic_check_failures();
             kScenarios[i].fn();
-            printf("%-14s %s\n", kScenarios[i].name, dt_failures == before ? "ok" : "FAILED");
+            printf("%-14s %s\n", kScenarios[i].name, rnic_check_failures() == before ? "ok" : "FAILED");
         }
         if (!found) {
             fprintf(stderr, "unknown scenario %s\n", argv[a]);

@@ -21,7 +21,7 @@ int main(void) {
     CHECK_EQ(rnic_sim_num_nics(), 4);
     CHECK_EQ(rnic_sim_open("rnic3", &s), 0);
     CHECK_EQ(rnic_sim_index(s), 3);
-    if (rnic_test_failures)
+    if (rnic_check_failures())
         return rnic_test_finish("test_fabric4");
 
     struct rnic_dev_info info;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate rnic_pkg.sv, rnic_hw.h and rnic_spec.md from rnic.toml.
+"""Generate rnic_pkg.sv, rnic_reg_decode.sv, rnic_hw.h and rnic_spec.md from rnic.toml.
 
 The TOML file is the single description of everything software and
 hardware must agree on; this script is the only way its contents reach
@@ -14,10 +14,15 @@ What each output gets:
   package type, so the RTL never needs either).
 - rnic_hw.h: the same numbers as C macros (RNIC_*), and RNIC_GET/RNIC_SET
   for the ring words; nothing marked rtl_only.
+- rnic_reg_decode.sv: the BAR0 register block's decode, from the [[reg]]
+  tables (address decode, read mux, the registers software writes, the
+  strobes for commands and doorbells); rnic_regs instantiates it and talks
+  to it through rnic_pkg::reg2hw_t and hw2reg_t, which the package gets.
 - rnic_spec.md: the tables the docs point to.
 
 usage: gen_spec.py rnic.toml OUTDIR
 """
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -71,6 +76,7 @@ def load(path):
     seen = {}
     for r in regs:
         count = r.get("count", 1)
+        r["count_param"] = count if isinstance(count, str) else None
         if isinstance(count, str):
             count = params[count]
         r["count"] = count
@@ -178,6 +184,9 @@ def load(path):
                     die(f"{st['name']}: {a['name']} and {b['name']} share bits in view {v or 'main'}")
             st["views"][v] = fields
 
+    for r in regs:
+        check_reg(r, params, enums)
+
     wire = spec.get("wire", {})
     consts = [(k, v) for k, v in wire.items() if k != "doc"]
     for k, v in consts:
@@ -185,6 +194,385 @@ def load(path):
             die(f"wire {k}: {v['value']} does not fit in {v['width']} bits")
     return {"spec": spec, "params": params, "regs": regs, "enums": enums, "structs": structs,
             "wire_doc": wire.get("doc", ""), "wire": consts}
+
+
+REG_KEYS = {"name", "offset", "access", "doc", "fields", "count", "count_param", "stride", "bits", "type",
+            "resval", "value", "hwext", "hwload", "hwre"}
+FIELD_KEYS = {"name", "bits", "doc", "access", "resval", "value"}
+ACCESS = {"ro", "rw", "wo", "w1c", "cmd"}
+
+
+def value_params(v):
+    """The parameters a register `value` names."""
+    if isinstance(v, int):
+        return []
+    m = re.fullmatch(r"clog2\((\w+)\)", v)
+    return [m.group(1) if m else v]
+
+
+def eval_value(v, params, where):
+    if isinstance(v, int):
+        return v
+    for p in value_params(v):
+        if p not in params:
+            die(f"{where}: value {v!r} names no parameter")
+    m = re.fullmatch(r"clog2\((\w+)\)", v)
+    return (params[m.group(1)] - 1).bit_length() if m else params[v]
+
+
+def check_reg(r, params, enums):
+    """Validate the keys that tell how a register behaves (the register
+    block's decode is generated from them), and fill in the defaults."""
+    name = r["name"]
+    for k in r:
+        if k not in REG_KEYS:
+            die(f"{name}: unknown key {k!r}")
+    acc = r["access"]
+    if acc not in ACCESS:
+        die(f"{name}: unknown access {acc!r}")
+    r["bits_given"] = "bits" in r
+    msb, lsb = r.get("bits", [31, 0])
+    if lsb != 0 or not 0 <= msb <= 31:
+        die(f"{name}: bits must be [msb, 0], msb < 32")
+    r["width"] = msb + 1
+    r["hwext"] = r.get("hwext", False)
+    r["hwload"] = r.get("hwload", False)
+    r["hwre"] = r.get("hwre", False)
+    if r["count"] > 1:
+        if acc != "wo":
+            die(f"{name}: only a wo register may have a count")
+        st = r["stride"]
+        if st < 4 or st & (st - 1):
+            die(f"{name}: stride {st} is not a power of two of at least 4")
+    if (acc == "cmd") != ("type" in r):
+        die(f"{name}: a cmd register, and only one, names the enum it carries (`type`)")
+    if acc == "cmd":
+        if r["type"] not in enums or enums[r["type"]]["flags"]:
+            die(f"{name}: type {r['type']} is not an enum")
+        r["wwidth"] = enums[r["type"]]["width"]
+    if r["hwext"] and acc != "rw":
+        die(f"{name}: hwext is for an rw register")
+    if r["hwload"] and (acc != "rw" or r["hwext"]):
+        die(f"{name}: hwload is for an rw register the block stores")
+    if r["hwre"] and acc in ("wo", "cmd"):
+        die(f"{name}: hwre on a register that reads 0")
+    stored = acc == "w1c" or (acc == "rw" and not r["hwext"])
+    fields = sorted(r["fields"], key=lambda f: f["bits"][1])
+    for a, b in zip(fields, fields[1:]):
+        if a["bits"][0] >= b["bits"][1]:
+            die(f"{name}: fields {a['name']} and {b['name']} share bits")
+    for f in fields:
+        where = f"{name}.{f['name']}"
+        for k in f:
+            if k not in FIELD_KEYS:
+                die(f"{where}: unknown key {k!r}")
+        if f["bits"][0] > msb:
+            die(f"{where}: past the register's bits [{msb}:0]")
+        fa = f.get("access", acc)
+        if fa != acc and not (fa == "wo" and acc == "rw" and stored):
+            die(f"{where}: access {fa} in a {acc} register (only wo in a stored rw register)")
+        if fa == "wo" and r["hwload"]:
+            die(f"{where}: a wo field in a register the hardware loads")
+    if acc == "ro":
+        vals = [f for f in fields if "value" in f]
+        if vals and (len(vals) != len(fields) or "value" in r):
+            die(f"{name}: either the register or every one of its fields has a value")
+    elif "value" in r or any("value" in f for f in fields):
+        die(f"{name}: only an ro register has a value")
+    if ("resval" in r or any("resval" in f for f in fields)) and not stored:
+        die(f"{name}: resval on a register the block does not store")
+    r["kind"] = ("stored" if stored else "ext" if acc in ("rw", "ro") else acc)
+    if acc == "ro" and ("value" in r or any("value" in f for f in fields)):
+        r["kind"] = "const"
+    if acc == "cmd" and not r["bits_given"]:
+        r["readable"] = False
+    else:
+        r["readable"] = acc != "wo"
+
+    # Segments, msb first: the fields and the unnamed bits between them,
+    # each with what it does.
+    segs, pos = [], 0
+    for f in fields + [None]:
+        lo = f["bits"][1] if f else msb + 1
+        if lo > pos:
+            segs.append({"name": None, "lsb": pos, "msb": lo - 1, "access": acc,
+                         "value": 0 if r["kind"] == "const" and "value" not in r else None})
+        if f:
+            segs.append({"name": f["name"], "lsb": f["bits"][1], "msb": f["bits"][0],
+                         "access": f.get("access", acc), "value": f.get("value"), "resval": f.get("resval")})
+            pos = f["bits"][0] + 1
+    resval = r.get("resval", 0)
+    for sg in segs:
+        sg["width"] = sg["msb"] - sg["lsb"] + 1
+        if sg.get("resval") is None:
+            sg["resval"] = (resval >> sg["lsb"]) & ((1 << sg["width"]) - 1)
+        elif sg["resval"] >> sg["width"]:
+            die(f"{name}.{sg['name']}: resval does not fit in {sg['width']} bits")
+        if sg["value"] is not None and eval_value(sg["value"], params, name) >> sg["width"]:
+            die(f"{name}.{sg['name']}: value {sg['value']} does not fit in {sg['width']} bits")
+    if resval >> r["width"]:
+        die(f"{name}: resval does not fit in {r['width']} bits")
+    if "value" in r and eval_value(r["value"], params, name) >> r["width"]:
+        die(f"{name}: value {r['value']} does not fit in {r['width']} bits")
+    r["segs"] = list(reversed(segs))
+    # A stored register is one flop vector unless some of it is not stored.
+    r["split"] = stored and any(sg["access"] == "wo" for sg in segs)
+
+
+def reg_id(r):
+    return member_name(r["name"])
+
+
+def reg_type(r):
+    """A register's value: its struct where it has fields, else a vector."""
+    return type_name("reg_" + r["name"]) if r["fields"] else logic(r["width"])
+
+
+def reg2hw_members(regs):
+    """(member, SV type, width, doc) of rnic_pkg::reg2hw_t, first = most significant."""
+    out = [("hit", "reg_hit_t", len(regs), "the offset names this register (any access, valid or not)")]
+    for r in regs:
+        n, k = reg_id(r), r["kind"]
+        if k == "stored":
+            doc = "stored value" + ("; a wo field: the bits written, with _qe" if r["split"] else "")
+            out.append((n, reg_type(r), r["width"], doc))
+            if r["split"]:
+                out.append((n + "_qe", "logic", 1, "written this cycle"))
+        elif k == "cmd":
+            out.append((n, logic(r["wwidth"]), r["wwidth"], f"{type_name(r['type'])}: the command written, with _qe"))
+            out.append((n + "_qe", "logic", 1, "written this cycle"))
+        elif k == "wo" or (k == "ext" and r["access"] == "rw"):
+            out.append((n, reg_type(r), r["width"], "the bits written, with _qe"))
+            out.append((n + "_qe", "logic", 1, "written this cycle"))
+            if r["count"] > 1:
+                out.append((n + "_idx", "logic [15:0]", 16, "the element written, with _qe"))
+        if r["hwre"]:
+            out.append((n + "_re", "logic", 1, "read this cycle"))
+    return out
+
+
+def hw2reg_members(regs):
+    """(member, SV type, width, doc) of rnic_pkg::hw2reg_t."""
+    out = []
+    for r in regs:
+        n, k = reg_id(r), r["kind"]
+        if k == "ext" or (k == "cmd" and r["readable"]):
+            out.append((n, reg_type(r) if k == "ext" else logic(r["width"]), r["width"], "what a read returns"))
+        if r["access"] == "w1c":
+            out.append((n + "_set", reg_type(r), r["width"], "bits to set (a write of 1 in the same cycle clears)"))
+        if r["hwload"]:
+            out.append((n + "_d", reg_type(r), r["width"], "value to load, with _de"))
+            out.append((n + "_de", "logic", 1, "load _d (a software write in the same cycle wins)"))
+    return out
+
+
+def sv_regblock_types(regs):
+    """The package's part of the register block: a struct per register with
+    fields, the hit vector, reg2hw_t and hw2reg_t with their widths (Yosys
+    0.23 takes no $bits of a package type, so the widths are numbers)."""
+    out = ["  // BAR0 register block (rnic_reg_decode.sv): one struct per register with fields"]
+    for r in regs:
+        if not r["fields"]:
+            continue
+        out.append("  typedef struct packed {")
+        for sg in r["segs"]:
+            mem = member_name(sg["name"]) if sg["name"] else f"rsvd_{sg['lsb']}"
+            rng = f"[{sg['msb']}:{sg['lsb']}]" if sg["width"] > 1 else f"[{sg['lsb']}]"
+            out.append(f"    {logic(sg['width'])} {mem};  // {rng}")
+        out.append(f"  }} {type_name('reg_' + r['name'])};")
+    out.append("  // One bit per register: the offset names it")
+    out.append("  typedef struct packed {")
+    for r in regs:
+        out.append(f"    logic {reg_id(r)};")
+    out.append("  } reg_hit_t;")
+    for tname, members in (("reg2hw", reg2hw_members(regs)), ("hw2reg", hw2reg_members(regs))):
+        if not members:
+            die(f"{tname}_t would be empty")
+        what = "register block to hardware" if tname == "reg2hw" else "hardware to register block"
+        out.append(f"  // {what}")
+        out.append(f"  localparam int unsigned {tname.upper()}_BITS = {sum(m[2] for m in members)};")
+        out.append("  typedef struct packed {")
+        for mem, t, _, doc in members:
+            out.append(f"    {t} {mem};  // {doc}")
+        out.append(f"  }} {tname}_t;")
+    out.append("")
+    return out
+
+
+def sv_value(v, w):
+    if isinstance(v, int):
+        return f"{w}'d{v}"
+    m = re.fullmatch(r"clog2\((\w+)\)", v)
+    return f"{w}'($clog2({m.group(1)}))" if m else f"{w}'({v})"
+
+
+def cat(parts):
+    """parts: (width, expr), msb first; zero-extended to 32 bits."""
+    width = sum(w for w, _ in parts)
+    if width < 32:
+        parts = [(32 - width, f"{32 - width}'d0")] + parts
+    return parts[0][1] if len(parts) == 1 else "{" + ", ".join(e for _, e in parts) + "}"
+
+
+def wslice(msb, lsb):
+    return f"req_wdata[{msb}:{lsb}]" if msb > lsb else f"req_wdata[{lsb}]"
+
+
+def seg_q(r, sg):
+    return f"{reg_id(r)}_{member_name(sg['name']) if sg['name'] else 'rsvd_' + str(sg['lsb'])}_q"
+
+
+def gen_decode(m):
+    regs, params = m["regs"], m["params"]
+    used = set()
+    for r in regs:
+        if r["count_param"]:
+            used.add(r["count_param"])
+        for v in [r.get("value")] + [sg["value"] for sg in r["segs"]]:
+            if v is not None:
+                used.update(value_params(v))
+    mparams = [p for p in params if p in used]
+    out = [f"// {BANNER}",
+           "// The BAR0 register block's decode, from the [[reg]] tables of rnic.toml:",
+           "// which register an offset names, what a read returns, the registers",
+           "// software writes and this block stores (back to their resval on reset",
+           "// and on `clear`), and the strobes the hardware acts on. rnic_regs, which",
+           "// instantiates it, does what a command, a doorbell or an event does.",
+           "// Ports are flat vectors (Yosys 0.23 takes no struct port); r2h and h2r",
+           "// are their rnic_pkg::reg2hw_t / hw2reg_t views.",
+           "module rnic_reg_decode #("]
+    out.append(",\n".join(f"  parameter int unsigned {p} = rnic_pkg::{p}" for p in mparams))
+    out += [") (",
+            "  input  logic        clk,",
+            "  input  logic        rst_n,",
+            "  input  logic        clear,       // synchronous, like !rst_n: soft reset",
+            "  input  logic        req_valid,",
+            "  input  logic        req_write,",
+            "  input  logic [15:0] req_addr,",
+            "  input  logic [31:0] req_wdata,",
+            "  output logic [rnic_pkg::REG2HW_BITS-1:0] reg2hw,",
+            "  input  logic [rnic_pkg::HW2REG_BITS-1:0] hw2reg,",
+            "  output logic        known,       // req_addr names a register",
+            "  output logic [31:0] rdata        // what a read of req_addr returns; 0 for no register",
+            ");",
+            "  rnic_pkg::reg2hw_t  r2h;",
+            "  rnic_pkg::hw2reg_t  h2r;",
+            "  rnic_pkg::reg_hit_t hit;",
+            "  logic we, re;",
+            "  assign reg2hw = r2h;",
+            "  assign h2r    = hw2reg;",
+            "  assign we     = req_valid && req_write;",
+            "  assign re     = req_valid && !req_write;",
+            "  assign known  = hit != '0;",
+            ""]
+
+    # Address decode.
+    arrays = [r for r in regs if r["count"] > 1]
+    for r in arrays:
+        out.append(f"  logic [15:0] {reg_id(r)}_off, {reg_id(r)}_idx;  // offset into {r['name']}, element number")
+    out.append("  always_comb begin")
+    for r in regs:
+        n, reg = reg_id(r), f"rnic_pkg::REG_{r['name']}"
+        if r["count"] == 1:
+            out.append(f"    hit.{n} = req_addr == {reg};")
+            continue
+        st = r["stride"]
+        k = st.bit_length() - 1
+        cnt = r["count_param"] or str(r["count"])
+        out.append(f"    {n}_off = req_addr - {reg};")
+        out.append(f"    {n}_idx = {n}_off >> {k};")
+        out.append(f"    hit.{n} = req_addr >= {reg} && req_addr < {reg} + 16'({st} * {cnt}) &&")
+        out.append(f"{' ' * (len(n) + 11)}{n}_off[{k - 1}:0] == {k}'d0;")
+    out.append("  end")
+    out.append("")
+
+    # Storage.
+    flops = []   # (name, width, resval, next-state lines)
+    for r in regs:
+        if r["kind"] != "stored":
+            continue
+        n, w = reg_id(r), r["width"]
+        wr = f"we && hit.{n}"
+        if r["split"]:
+            for sg in r["segs"]:
+                if sg["access"] == "wo":
+                    continue
+                q = seg_q(r, sg)
+                flops.append((q, sg["width"], sg["resval"],
+                              [f"if ({wr}) {q} <= {wslice(sg['msb'], sg['lsb'])};"]))
+            continue
+        q = f"{n}_q"
+        resval = sum(sg["resval"] << sg["lsb"] for sg in r["segs"])
+        if r["access"] == "w1c":
+            lines = [f"{q} <= ({q} | h2r.{n}_set) & ~(({wr}) ? {wslice(w - 1, 0)} : {w}'d0);"]
+        else:
+            lines = [f"if ({wr}) {q} <= {wslice(w - 1, 0)};"]
+            if r["hwload"]:
+                lines.append(f"else if (h2r.{n}_de) {q} <= h2r.{n}_d;")
+        flops.append((q, w, resval, lines))
+    for q, w, _, _ in flops:
+        out.append(f"  {logic(w)} {q};")
+    out.append("  always_ff @(posedge clk) begin")
+    out.append("    if (!rst_n || clear) begin")
+    for q, w, rv, _ in flops:
+        out.append(f"      {q} <= {w}'h{rv:X};")
+    out.append("    end else begin")
+    for _, _, _, lines in flops:
+        out += [f"      {ln}" for ln in lines]
+    out.append("    end")
+    out.append("  end")
+    out.append("")
+
+    # To the hardware.
+    out.append("  always_comb begin")
+    out.append("    r2h.hit = hit;")
+    for r in regs:
+        n, k = reg_id(r), r["kind"]
+        wr = f"we && hit.{n}"
+        if k == "stored":
+            if r["split"]:
+                parts = [(sg["width"], wslice(sg["msb"], sg["lsb"]) if sg["access"] == "wo" else seg_q(r, sg))
+                         for sg in r["segs"]]
+                out.append(f"    r2h.{n} = {{{', '.join(e for _, e in parts)}}};")
+                out.append(f"    r2h.{n}_qe = {wr};")
+            else:
+                out.append(f"    r2h.{n} = {n}_q;")
+        elif k == "cmd" or k == "wo" or (k == "ext" and r["access"] == "rw"):
+            w = r["wwidth"] if k == "cmd" else r["width"]
+            out.append(f"    r2h.{n} = {wslice(w - 1, 0)};")
+            out.append(f"    r2h.{n}_qe = {wr};")
+            if r["count"] > 1:
+                out.append(f"    r2h.{n}_idx = {n}_idx;")
+        if r["hwre"]:
+            out.append(f"    r2h.{n}_re = re && hit.{n};")
+    out.append("  end")
+    out.append("")
+
+    # Read mux: a register that reads 0 is left to the default.
+    out.append("  always_comb begin")
+    out.append("    unique case (req_addr)")
+    for r in regs:
+        if not r["readable"]:
+            continue
+        n, k = reg_id(r), r["kind"]
+        if k == "const":
+            if "value" in r:
+                parts = [(r["width"], sv_value(r["value"], r["width"]))]
+            else:
+                parts = [(sg["width"], sv_value(sg["value"], sg["width"])) for sg in r["segs"]]
+        elif k in ("ext", "cmd"):
+            parts = [(r["width"], f"h2r.{n}")]
+        elif r["split"]:
+            parts = [(sg["width"], f"{sg['width']}'d0" if sg["access"] == "wo" else seg_q(r, sg))
+                     for sg in r["segs"]]
+        else:
+            parts = [(r["width"], f"{n}_q")]
+        out.append(f"      rnic_pkg::REG_{r['name']}: rdata = {cat(parts)};")
+    out.append("      default: rdata = 32'd0;")
+    out.append("    endcase")
+    out.append("  end")
+    out.append("endmodule")
+    return "\n".join(out) + "\n"
 
 
 def overlap(a, b):
@@ -335,6 +723,7 @@ def gen_sv(m):
         for view in st["views"]:
             out += sv_struct(st, view, enums, structs)
         out.append("")
+    out += sv_regblock_types(regs)
     out.append("endpackage")
     out.append("/* verilator lint_on UNUSEDPARAM */")
     text = "\n".join(out) + "\n"
@@ -415,6 +804,24 @@ def cell(text):
     return text.replace("|", "\\|")
 
 
+def value_note(x):
+    """A register's or field's constant or reset value, for the tables."""
+    if "value" in x:
+        return f"= {x['value']}"
+    if x.get("resval"):
+        return f"reset {x['resval']:#x}"
+    return ""
+
+
+def reg_access_note(r):
+    notes = [r["access"]]
+    if r["bits_given"]:
+        notes.append(f"bits {r['width'] - 1}:0" if r["width"] > 1 else "bit 0")
+    if value_note(r):
+        notes.append(value_note(r))
+    return "; ".join(notes)
+
+
 def gen_md(m):
     spec, regs, enums, structs = m["spec"], m["regs"], m["enums"], m["structs"]
     rtl_note = " (RTL only: software never sees it)"
@@ -427,11 +834,12 @@ def gen_md(m):
         off = f"0x{r['offset']:04X}"
         if r["count"] > 1:
             off += f" + {r['stride']}n (n < {r['count']})"
-        out.append(f"| {off} | {r['name']} | {r['access']} | {cell(r['doc'])} |")
+        out.append(f"| {off} | {r['name']} | {reg_access_note(r)} | {cell(r['doc'])} |")
         for f in r["fields"]:
             msb, lsb = f["bits"]
             rng = f"{msb}" if msb == lsb else f"{msb}:{lsb}"
-            out.append(f"| | .{f['name']} [{rng}] | | {cell(f['doc'])} |")
+            note = "; ".join(n for n in (f.get("access"), value_note(f)) if n)
+            out.append(f"| | .{f['name']} [{rng}] |{' ' + note if note else ''} | {cell(f['doc'])} |")
     for e in enums.values():
         kind = "flags" if e["flags"] else "enum"
         out += ["", f"## {e['name']}: {e['doc']}" + (rtl_note if e["rtl_only"] else ""), "",
@@ -481,6 +889,7 @@ def main():
     write_if_changed(outdir / "rnic_pkg.sv", gen_sv(model))
     write_if_changed(outdir / "rnic_hw.h", gen_c(model))
     write_if_changed(outdir / "rnic_spec.md", gen_md(model))
+    write_if_changed(outdir / "rnic_reg_decode.sv", gen_decode(model))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 /*
  * Consumer notification objects. A CNO is triggered by the first notifying
  * event that reaches an enabled EVD attached to it; dat_cno_wait returns
- * that EVD and re-arms the CNO. The proxy agent, if any, is called at the
- * trigger.
+ * that EVD and re-arms the CNO. The proxy agent, if any, is called for the
+ * trigger once the DAT call in which it happened ends (or between the
+ * passes of a wait), never from inside the engine that queued the event
+ * (lock.c, "consumer callbacks").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,7 @@ DAT_RETURN dat_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK cno_param
 
 void dat_cno_destroy(struct dat_cno *cno)
 {
+    dat_agent_cancel(DAT_H(cno));
     dat_ia_unlink(&cno->hdr);
     dat_handle_release(&cno->hdr);
     free(cno);

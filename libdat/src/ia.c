@@ -197,9 +197,13 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
             case DAT_HANDLE_TYPE_LMR: dat_lmr_destroy((struct dat_lmr *)o); break;
             case DAT_HANDLE_TYPE_RMR: dat_rmr_destroy((struct dat_rmr *)o); break;
             case DAT_HANDLE_TYPE_EVD: {
+                /* The async EVD too, if the IA made it: before the CNOs,
+                 * which it may be attached to. */
                 struct dat_evd *e = (struct dat_evd *)o;
-                if (e == ia->async_evd)
-                    continue;
+                if (e == ia->async_evd) {
+                    ia->async_evd = NULL;
+                    ia->owns_async_evd = false;
+                }
                 dat_evd_destroy(e);
                 break;
             }
@@ -259,9 +263,9 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
         destroy_all(ia, order[i]);
     dat_sync_collect(ia->dev, ia);
     dat_sync_tell(ia);
-    if (ia->owns_async_evd)
-        dat_evd_destroy(ia->async_evd);
-    else if (ia->async_evd)
+    /* An async EVD it was given stays with the IA that made it (the
+     * dat_ia_close page). */
+    if (ia->async_evd)
         ia->async_evd->refs--;
     for (struct dat_ia **p = &dat_ias; *p; p = &(*p)->next) {
         if (*p == ia) {

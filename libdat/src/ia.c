@@ -217,6 +217,35 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
     }
 }
 
+/* An EP of another IA on the same NIC may take its EVDs from this one. */
+static bool feeds(const struct dat_ep *ep, const struct dat_ia *ia)
+{
+    return (ep->recv_evd && ep->recv_evd->hdr.ia == ia) || (ep->req_evd && ep->req_evd->hdr.ia == ia) ||
+           (ep->conn_evd && ep->conn_evd->hdr.ia == ia);
+}
+
+/* The EPs of other IAs that feed this IA's EVDs go with them: they are
+ * associated with this IA indirectly (the dat_evd_free page: freeing an IA
+ * destroys all objects associated with it, directly and indirectly). */
+static void destroy_feeding_eps(struct dat_ia *ia)
+{
+    bool again = true;
+    while (again) {
+        again = false;
+        for (struct dat_ia *o = dat_ias; o && !again; o = o->next) {
+            if (o == ia)
+                continue;
+            for (struct dat_obj *x = o->objs; x; x = x->ia_next) {
+                if (x->type == DAT_HANDLE_TYPE_EP && feeds((struct dat_ep *)x, ia)) {
+                    dat_ep_destroy((struct dat_ep *)x);
+                    again = true;   /* the lists changed: start over */
+                    break;
+                }
+            }
+        }
+    }
+}
+
 static bool ia_in_use(const struct dat_ia *ia)
 {
     for (const struct dat_obj *o = ia->objs; o; o = o->ia_next) {
@@ -226,6 +255,7 @@ static bool ia_in_use(const struct dat_ia *ia)
     return false;
 }
 
+/* docs/libdat.md, "Closing an IA". */
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
     DAT_API_LOCK();
@@ -254,13 +284,18 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
         ia->async_evd->refs = 0;
     }
 
+    /* The phased, cascading destroy: what uses an object goes before it.
+     * EPs of other IAs that feed this IA's EVDs go with this IA's EPs. */
     static const DAT_HANDLE_TYPE order[] = {
         DAT_HANDLE_TYPE_CR, DAT_HANDLE_TYPE_EP, DAT_HANDLE_TYPE_PSP, DAT_HANDLE_TYPE_RSP,
         DAT_HANDLE_TYPE_RMR, DAT_HANDLE_TYPE_LMR, DAT_HANDLE_TYPE_EVD, DAT_HANDLE_TYPE_CNO,
         DAT_HANDLE_TYPE_PZ,
     };
-    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         destroy_all(ia, order[i]);
+        if (order[i] == DAT_HANDLE_TYPE_EP)
+            destroy_feeding_eps(ia);
+    }
     dat_sync_collect(ia->dev, ia);
     dat_sync_tell(ia);
     /* An async EVD it was given stays with the IA that made it (the

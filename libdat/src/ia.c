@@ -180,6 +180,18 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd_handl
     return DAT_SUCCESS;
 }
 
+/* Other IAs given one of this IA's EVDs as their async EVD (dat_ia_open)
+ * are left without one: the EVD goes with the IA that made it. */
+static void drop_async_users(const struct dat_ia *ia, struct dat_evd *evd)
+{
+    for (struct dat_ia *o = dat_ias; o; o = o->next) {
+        if (o != ia && o->async_evd == evd) {
+            o->async_evd = NULL;
+            evd->refs--;
+        }
+    }
+}
+
 /* Frees every object of one type on the IA; dependants go first. */
 static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
 {
@@ -200,6 +212,7 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
                 /* The async EVD too, if the IA made it: before the CNOs,
                  * which it may be attached to. */
                 struct dat_evd *e = (struct dat_evd *)o;
+                drop_async_users(ia, e);
                 if (e == ia->async_evd) {
                     ia->async_evd = NULL;
                     ia->owns_async_evd = false;
@@ -252,7 +265,8 @@ static bool ia_in_use(const struct dat_ia *ia)
         if (!(ia->owns_async_evd && o == &ia->async_evd->hdr))
             return true;
     }
-    return false;
+    /* Its async EVD, given to another IA (or fed by an EP of one). */
+    return ia->owns_async_evd && ia->async_evd->refs > 0;
 }
 
 /* docs/libdat.md, "Closing an IA". */
@@ -272,20 +286,11 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
         if ((o->type == DAT_HANDLE_TYPE_EVD && ((const struct dat_evd *)o)->waiters > 0) ||
             (o->type == DAT_HANDLE_TYPE_CNO && ((const struct dat_cno *)o)->waiters > 0))
             return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
-    /* Another IA opened with this IA's async EVD: a graceful close waits
-     * for it; an abrupt one leaves that IA without an async EVD. */
-    if (ia->owns_async_evd && ia->async_evd->refs > 0) {
-        if (close_flags == DAT_CLOSE_GRACEFUL_FLAG)
-            return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
-        for (struct dat_ia *o = dat_ias; o; o = o->next) {
-            if (o != ia && o->async_evd == ia->async_evd)
-                o->async_evd = NULL;
-        }
-        ia->async_evd->refs = 0;
-    }
 
     /* The phased, cascading destroy: what uses an object goes before it.
-     * EPs of other IAs that feed this IA's EVDs go with this IA's EPs. */
+     * EPs of other IAs that feed this IA's EVDs go with this IA's EPs;
+     * other IAs that were given one of its EVDs as their async EVD lose it
+     * when it goes, with the other EVDs, before the CNOs. */
     static const DAT_HANDLE_TYPE order[] = {
         DAT_HANDLE_TYPE_CR, DAT_HANDLE_TYPE_EP, DAT_HANDLE_TYPE_PSP, DAT_HANDLE_TYPE_RSP,
         DAT_HANDLE_TYPE_RMR, DAT_HANDLE_TYPE_LMR, DAT_HANDLE_TYPE_EVD, DAT_HANDLE_TYPE_CNO,

@@ -141,6 +141,13 @@ void dat_agent_cancel(DAT_HANDLE h);
 /* Makes the calls now (a wait, between its passes: what it waits on is
  * pinned by its waiter count, as while it sleeps). */
 void dat_agents_run(void);
+/* A call of this CNO's agent is under way in another thread. Whoever frees
+ * the CNO or changes its agent waits for it to return first
+ * (dat_agent_wait_returned: the lock is released meanwhile, so handles are
+ * to be looked up again), so the consumer may free the agent's instance
+ * data once that DAT call returns. */
+bool dat_agent_running(DAT_CNO_HANDLE cno);
+void dat_agent_wait_returned(void);
 /* The progress thread's eventfd (made at the first call), and its wake-up:
  * it looks again at its sockets and timers (one was added). */
 int dat_progress_wake_fd(void);

@@ -269,11 +269,24 @@ static bool ia_in_use(const struct dat_ia *ia)
     return ia->owns_async_evd && ia->async_evd->refs > 0;
 }
 
+/* A call of the agent of one of the IA's CNOs is under way in another thread. */
+static bool agents_running(const struct dat_ia *ia)
+{
+    for (const struct dat_obj *o = ia->objs; o; o = o->ia_next)
+        if (o->type == DAT_HANDLE_TYPE_CNO && dat_agent_running(dat_handle_of(o)))
+            return true;
+    return false;
+}
+
 /* docs/libdat.md, "Closing an IA". */
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
     DAT_API_LOCK();
-    struct dat_ia *ia = ia_lookup(ia_handle);
+    /* Its CNOs' agents return first (their data may be freed after this
+     * call); the lock is released meanwhile, so the IA is looked up again. */
+    struct dat_ia *ia;
+    while ((ia = ia_lookup(ia_handle)) != NULL && agents_running(ia))
+        dat_agent_wait_returned();
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
     if (close_flags != DAT_CLOSE_ABRUPT_FLAG && close_flags != DAT_CLOSE_GRACEFUL_FLAG)

@@ -87,6 +87,14 @@ struct agent_call {
 static struct agent_call *calls;
 static size_t n_calls, cap_calls;
 static __thread bool in_agent __attribute__((tls_model("initial-exec")));   /* this thread makes the calls */
+/* The calls under way (popped, not yet returned), one per thread at most:
+ * nodes on the callers' stacks, linked while the lock is held. */
+struct running_call {
+    DAT_CNO_HANDLE cno;
+    pthread_t thread;
+    struct running_call *next;
+};
+static struct running_call *running;
 /* Out of line: the fast path of dat_unlock stays what it was. */
 static void run_calls(void) __attribute__((noinline, cold));
 
@@ -210,12 +218,34 @@ static void run_calls(void)
     while (n_calls > 0) {
         const struct agent_call c = calls[0];
         memmove(calls, calls + 1, --n_calls * sizeof(*calls));
+        struct running_call me = {c.cno, pthread_self(), running};
+        running = &me;
         flush_kicks();
         const int held = release_all();
         c.agent.proxy_agent_func(c.agent.instance_data, c.evd);
         reacquire(held);
+        for (struct running_call **p = &running; *p; p = &(*p)->next) {
+            if (*p == &me) {
+                *p = me.next;
+                break;
+            }
+        }
+        dat_waiters_kick();   /* a dat_cno_free may wait for this call */
     }
     in_agent = false;
+}
+
+bool dat_agent_running(DAT_CNO_HANDLE cno)
+{
+    for (const struct running_call *r = running; r; r = r->next)
+        if (r->cno == cno && !pthread_equal(r->thread, pthread_self()))
+            return true;
+    return false;
+}
+
+void dat_agent_wait_returned(void)
+{
+    dat_block(10000000u, NULL, 0);   /* 10 ms at most: the caller looks again */
 }
 
 void dat_agents_run(void)

@@ -1,8 +1,10 @@
 /*
  * Consumer notification objects. A CNO is triggered by the first notifying
  * event that reaches an enabled EVD attached to it; dat_cno_wait returns
- * that EVD and re-arms the CNO. The proxy agent, if any, is called at the
- * trigger.
+ * that EVD and re-arms the CNO. The proxy agent, if any, is called for the
+ * trigger once the DAT call in which it happened ends (or between the
+ * passes of a wait), never from inside the engine that queued the event
+ * (lock.c, "consumer callbacks").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +37,21 @@ DAT_RETURN dat_cno_create(DAT_IA_HANDLE ia_handle, DAT_OS_WAIT_PROXY_AGENT agent
     return DAT_SUCCESS;
 }
 
+/* The CNO, once no call of its agent is under way in another thread (the
+ * consumer may free the old agent's data when the call returns); NULL if
+ * it is gone meanwhile. */
+static struct dat_cno *cno_lookup_idle(DAT_CNO_HANDLE h)
+{
+    struct dat_cno *cno;
+    while ((cno = cno_lookup(h)) != NULL && dat_agent_running(h))
+        dat_agent_wait_returned();
+    return cno;
+}
+
 DAT_RETURN dat_cno_modify_agent(DAT_CNO_HANDLE cno_handle, DAT_OS_WAIT_PROXY_AGENT agent)
 {
     DAT_API_LOCK();
-    struct dat_cno *cno = cno_lookup(cno_handle);
+    struct dat_cno *cno = cno_lookup_idle(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
     cno->agent = agent;
@@ -62,6 +75,7 @@ DAT_RETURN dat_cno_query(DAT_CNO_HANDLE cno_handle, DAT_CNO_PARAM_MASK cno_param
 
 void dat_cno_destroy(struct dat_cno *cno)
 {
+    dat_agent_cancel(DAT_H(cno));
     dat_ia_unlink(&cno->hdr);
     dat_handle_release(&cno->hdr);
     free(cno);
@@ -70,7 +84,7 @@ void dat_cno_destroy(struct dat_cno *cno)
 DAT_RETURN dat_cno_free(DAT_CNO_HANDLE cno_handle)
 {
     DAT_API_LOCK();
-    struct dat_cno *cno = cno_lookup(cno_handle);
+    struct dat_cno *cno = cno_lookup_idle(cno_handle);
     if (!cno)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
     if (cno->refs > 0 || cno->waiters > 0)

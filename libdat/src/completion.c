@@ -64,7 +64,8 @@ bool dat_work_take(struct dat_work *out)
             out->handle = w.handle;
             return true;
         }
-        /* Work before it may have freed its EP (a CNO's proxy agent). */
+        /* Its EP is looked up again: one being freed (whose quiesce
+         * drains) reports nothing. */
         const struct dat_ep *ep = (const struct dat_ep *)dat_handle_lookup(w.handle, DAT_HANDLE_TYPE_EP);
         if (ep && !ep->freeing)
             dat_evd_push(w.evd, &w.ev, w.notify);
@@ -170,8 +171,9 @@ static void complete_one(struct dat_ep *ep, struct dat_evd *evd, const struct rn
 
 bool dat_cq_drain(struct dat_evd *evd)
 {
-    /* Work not done yet (a drain from inside a CNO's proxy agent, called
-     * while the engine does work): it comes first. */
+    /* Work not done yet comes first. No drain starts inside the engine's
+     * work (no consumer callback runs there: lock.c), so this only keeps
+     * the order should one ever do. */
     if (DAT_UNLIKELY(work_n > 0))
         return true;
     struct dat_dev *dev = evd->hdr.ia->dev;

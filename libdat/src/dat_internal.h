@@ -95,7 +95,7 @@ static inline struct dat_obj *dat_handle_lookup(DAT_HANDLE h, DAT_HANDLE_TYPE ty
 
 /* ---------------------------------------------------------------- lock */
 
-/* The library lock (recursive: a proxy agent may call back in). Every DAT
+/* The library lock (recursive: a DAT call may make another inside). Every DAT
  * entry point takes it with DAT_API_LOCK() as its first statement; it is
  * released when the function returns, however it returns. */
 void dat_lock(void);
@@ -129,6 +129,25 @@ void dat_block(uint64_t timeout_ns, const struct pollfd *also, size_t n_also);
 void dat_wait_unlocked(rnic_dev *const *devs, unsigned n, uint64_t cycles);
 /* More than one thread has called into the library. */
 extern bool dat_threaded;
+/* Consumer callbacks (a CNO's proxy agent) never run inside the library:
+ * a trigger records the call, and it is made with the lock released when
+ * the thread lets the lock go at the end of its DAT call (or of a pass of
+ * the progress thread), or between the passes of a wait (dat_agents_run).
+ * No engine pass is under way then, so a callback that calls back in finds
+ * no pointer held into the objects it may free. */
+void dat_agent_defer(DAT_CNO_HANDLE cno, DAT_OS_WAIT_PROXY_AGENT agent, DAT_EVD_HANDLE evd);
+/* Calls not made yet for this CNO or EVD are dropped (it is being freed). */
+void dat_agent_cancel(DAT_HANDLE h);
+/* Makes the calls now (a wait, between its passes: what it waits on is
+ * pinned by its waiter count, as while it sleeps). */
+void dat_agents_run(void);
+/* A call of this CNO's agent is under way in another thread. Whoever frees
+ * the CNO or changes its agent waits for it to return first
+ * (dat_agent_wait_returned: the lock is released meanwhile, so handles are
+ * to be looked up again), so the consumer may free the agent's instance
+ * data once that DAT call returns. */
+bool dat_agent_running(DAT_CNO_HANDLE cno);
+void dat_agent_wait_returned(void);
 /* The progress thread's eventfd (made at the first call), and its wake-up:
  * it looks again at its sockets and timers (one was added). */
 int dat_progress_wake_fd(void);

@@ -127,6 +127,7 @@ DAT_RETURN dat_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen, DAT_C
 
 void dat_evd_destroy(struct dat_evd *evd)
 {
+    dat_agent_cancel(DAT_H(evd));
     if (evd->cq)
         cq_unmake(evd);
     if (evd->cno) {

@@ -3,8 +3,8 @@
  * pushed by whoever produces them (the completion path, the connection
  * manager, software events); a full ring reports the overflow on the IA's
  * async EVD. A notifying event wakes the waiters and triggers the EVD's
- * CNO. Popping is inline (dat_internal.h): the dequeue path counts
- * instructions.
+ * CNO (its proxy agent is called once the DAT call ends). Popping is
+ * inline (dat_internal.h): the dequeue path counts instructions.
  *
  * The queue knows nothing of EPs, CQs or connections.
  */
@@ -12,6 +12,9 @@
 
 #include "dat_internal.h"
 
+/* The proxy agent is not called from here: whoever pushes may be in the
+ * middle of a drain or of a connection manager's pass. The call is made
+ * when the DAT call ends (lock.c, "consumer callbacks"). */
 static void cno_trigger(struct dat_evd *evd)
 {
     struct dat_cno *cno = evd->cno;
@@ -19,7 +22,7 @@ static void cno_trigger(struct dat_evd *evd)
         return;
     cno->triggered = evd;
     if (cno->agent.proxy_agent_func)
-        cno->agent.proxy_agent_func(cno->agent.instance_data, DAT_H(evd));
+        dat_agent_defer(DAT_H(cno), cno->agent, DAT_H(evd));
 }
 
 void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify)

@@ -180,6 +180,18 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd_handl
     return DAT_SUCCESS;
 }
 
+/* Other IAs given one of this IA's EVDs as their async EVD (dat_ia_open)
+ * are left without one: the EVD goes with the IA that made it. */
+static void drop_async_users(const struct dat_ia *ia, struct dat_evd *evd)
+{
+    for (struct dat_ia *o = dat_ias; o; o = o->next) {
+        if (o != ia && o->async_evd == evd) {
+            o->async_evd = NULL;
+            evd->refs--;
+        }
+    }
+}
+
 /* Frees every object of one type on the IA; dependants go first. */
 static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
 {
@@ -197,9 +209,14 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
             case DAT_HANDLE_TYPE_LMR: dat_lmr_destroy((struct dat_lmr *)o); break;
             case DAT_HANDLE_TYPE_RMR: dat_rmr_destroy((struct dat_rmr *)o); break;
             case DAT_HANDLE_TYPE_EVD: {
+                /* The async EVD too, if the IA made it: before the CNOs,
+                 * which it may be attached to. */
                 struct dat_evd *e = (struct dat_evd *)o;
-                if (e == ia->async_evd)
-                    continue;
+                drop_async_users(ia, e);
+                if (e == ia->async_evd) {
+                    ia->async_evd = NULL;
+                    ia->owns_async_evd = false;
+                }
                 dat_evd_destroy(e);
                 break;
             }
@@ -213,19 +230,63 @@ static void destroy_all(struct dat_ia *ia, DAT_HANDLE_TYPE type)
     }
 }
 
+/* An EP of another IA on the same NIC may take its EVDs from this one. */
+static bool feeds(const struct dat_ep *ep, const struct dat_ia *ia)
+{
+    return (ep->recv_evd && ep->recv_evd->hdr.ia == ia) || (ep->req_evd && ep->req_evd->hdr.ia == ia) ||
+           (ep->conn_evd && ep->conn_evd->hdr.ia == ia);
+}
+
+/* The EPs of other IAs that feed this IA's EVDs go with them: they are
+ * associated with this IA indirectly (the dat_evd_free page: freeing an IA
+ * destroys all objects associated with it, directly and indirectly). */
+static void destroy_feeding_eps(struct dat_ia *ia)
+{
+    bool again = true;
+    while (again) {
+        again = false;
+        for (struct dat_ia *o = dat_ias; o && !again; o = o->next) {
+            if (o == ia)
+                continue;
+            for (struct dat_obj *x = o->objs; x; x = x->ia_next) {
+                if (x->type == DAT_HANDLE_TYPE_EP && feeds((struct dat_ep *)x, ia)) {
+                    dat_ep_destroy((struct dat_ep *)x);
+                    again = true;   /* the lists changed: start over */
+                    break;
+                }
+            }
+        }
+    }
+}
+
 static bool ia_in_use(const struct dat_ia *ia)
 {
     for (const struct dat_obj *o = ia->objs; o; o = o->ia_next) {
         if (!(ia->owns_async_evd && o == &ia->async_evd->hdr))
             return true;
     }
+    /* Its async EVD, given to another IA (or fed by an EP of one). */
+    return ia->owns_async_evd && ia->async_evd->refs > 0;
+}
+
+/* A call of the agent of one of the IA's CNOs is under way in another thread. */
+static bool agents_running(const struct dat_ia *ia)
+{
+    for (const struct dat_obj *o = ia->objs; o; o = o->ia_next)
+        if (o->type == DAT_HANDLE_TYPE_CNO && dat_agent_running(dat_handle_of(o)))
+            return true;
     return false;
 }
 
+/* docs/libdat.md, "Closing an IA". */
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
     DAT_API_LOCK();
-    struct dat_ia *ia = ia_lookup(ia_handle);
+    /* Its CNOs' agents return first (their data may be freed after this
+     * call); the lock is released meanwhile, so the IA is looked up again. */
+    struct dat_ia *ia;
+    while ((ia = ia_lookup(ia_handle)) != NULL && agents_running(ia))
+        dat_agent_wait_returned();
     if (!ia)
         return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
     if (close_flags != DAT_CLOSE_ABRUPT_FLAG && close_flags != DAT_CLOSE_GRACEFUL_FLAG)
@@ -238,30 +299,26 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
         if ((o->type == DAT_HANDLE_TYPE_EVD && ((const struct dat_evd *)o)->waiters > 0) ||
             (o->type == DAT_HANDLE_TYPE_CNO && ((const struct dat_cno *)o)->waiters > 0))
             return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
-    /* Another IA opened with this IA's async EVD: a graceful close waits
-     * for it; an abrupt one leaves that IA without an async EVD. */
-    if (ia->owns_async_evd && ia->async_evd->refs > 0) {
-        if (close_flags == DAT_CLOSE_GRACEFUL_FLAG)
-            return DAT_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
-        for (struct dat_ia *o = dat_ias; o; o = o->next) {
-            if (o != ia && o->async_evd == ia->async_evd)
-                o->async_evd = NULL;
-        }
-        ia->async_evd->refs = 0;
-    }
 
+    /* The phased, cascading destroy: what uses an object goes before it.
+     * EPs of other IAs that feed this IA's EVDs go with this IA's EPs;
+     * other IAs that were given one of its EVDs as their async EVD lose it
+     * when it goes, with the other EVDs, before the CNOs. */
     static const DAT_HANDLE_TYPE order[] = {
         DAT_HANDLE_TYPE_CR, DAT_HANDLE_TYPE_EP, DAT_HANDLE_TYPE_PSP, DAT_HANDLE_TYPE_RSP,
         DAT_HANDLE_TYPE_RMR, DAT_HANDLE_TYPE_LMR, DAT_HANDLE_TYPE_EVD, DAT_HANDLE_TYPE_CNO,
         DAT_HANDLE_TYPE_PZ,
     };
-    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         destroy_all(ia, order[i]);
+        if (order[i] == DAT_HANDLE_TYPE_EP)
+            destroy_feeding_eps(ia);
+    }
     dat_sync_collect(ia->dev, ia);
     dat_sync_tell(ia);
-    if (ia->owns_async_evd)
-        dat_evd_destroy(ia->async_evd);
-    else if (ia->async_evd)
+    /* An async EVD it was given stays with the IA that made it (the
+     * dat_ia_close page). */
+    if (ia->async_evd)
         ia->async_evd->refs--;
     for (struct dat_ia **p = &dat_ias; *p; p = &(*p)->next) {
         if (*p == ia) {

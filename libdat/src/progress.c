@@ -240,6 +240,9 @@ DAT_RETURN dat_wait_for(struct dat_dev *dev, DAT_TIMEOUT timeout_us, bool (*cond
         else
             dat_progress_settled();
         const uint64_t next_timer = timers();
+        /* The pass is over: the proxy agents of CNOs it triggered are
+         * called now (with the lock released, as while this wait sleeps). */
+        dat_agents_run();
         if (cond(arg))
             return DAT_SUCCESS;
         const uint64_t now = dat_now(dev);

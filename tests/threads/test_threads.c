@@ -10,6 +10,10 @@
  *   per_ia      a thread per IA pair: open, connect, transfer, close, at once
  *   lmr         dat_lmr_create / dat_lmr_free from several threads
  *   cno         dat_cno_wait in one thread, posts in another
+ *   cno_agent   the same with a proxy agent that dequeues too (called
+ *               without the library lock, outside libdat's engines:
+ *               docs/libdat.md, "Consumer callbacks"): every completion
+ *               taken exactly once
  *
  * Waits that something must end are long (WAIT_US of NIC time; free-running
  * an idle NIC's clock keeps real time) or infinite: a thread that is slow to
@@ -324,12 +328,110 @@ static void t_cno(void)
     dt_pair_close(&P);
 }
 
+/* ---------------------------------------------------------- cno_agent */
+
+/* Both the agent (on whatever thread libdat calls it from: the progress
+ * thread, or a thread at the end of its DAT call) and the waiter dequeue.
+ * Each cookie must be taken exactly once, and each taker must see the
+ * cookies it takes in increasing order. The consumer's lock guards only
+ * its bookkeeping, never a DAT call: an agent may be called at the end of
+ * any DAT call of any thread. */
+static pthread_mutex_t agent_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t agent_taken[CNO_ROUNDS];
+static uint64_t agent_total;
+static int agent_calls;
+
+static void agent_take(uint64_t *last)
+{
+    DAT_EVENT ev;
+    while (dat_evd_dequeue(P.s[0].req_evd, &ev) == DAT_SUCCESS) {
+        CHECK_EQ(ev.event_number, DAT_DTO_COMPLETION_EVENT);
+        CHECK_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_SUCCESS);
+        const uint64_t c = ev.event_data.dto_completion_event_data.user_cookie.as_64;
+        CHECK(*last == UINT64_MAX || c > *last);
+        *last = c;
+        pthread_mutex_lock(&agent_mu);
+        if (c < CNO_ROUNDS)
+            agent_taken[c]++;
+        agent_total++;
+        pthread_mutex_unlock(&agent_mu);
+        sem_post(&slots);
+    }
+}
+
+static void dequeue_agent(DAT_PVOID data, DAT_EVD_HANDLE evd)
+{
+    (void)data;
+    CHECK(evd == P.s[0].req_evd);
+    pthread_mutex_lock(&agent_mu);
+    agent_calls++;
+    pthread_mutex_unlock(&agent_mu);
+    uint64_t last = UINT64_MAX;
+    agent_take(&last);
+}
+
+static uint64_t agent_seen(void)
+{
+    pthread_mutex_lock(&agent_mu);
+    const uint64_t n = agent_total;
+    pthread_mutex_unlock(&agent_mu);
+    return n;
+}
+
+static void *agent_waiter(void *arg)
+{
+    (void)arg;
+    while (agent_seen() < CNO_ROUNDS) {
+        DAT_EVD_HANDLE which = DAT_HANDLE_NULL;
+        DAT_RETURN r = dat_cno_wait(cno, WAIT_US, &which);
+        if (r == DAT_TIMEOUT_EXPIRED && agent_seen() >= CNO_ROUNDS)
+            break;   /* the agent took the last ones */
+        CHECK_EQ(r, DAT_SUCCESS);
+        if (r != DAT_SUCCESS)
+            return NULL;
+        uint64_t last = UINT64_MAX;
+        agent_take(&last);
+    }
+    return NULL;
+}
+
+static void t_cno_agent(void)
+{
+    dt_pair_open(&P, NULL, NULL);
+    dt_pair_connect(&P);
+    DAT_OS_WAIT_PROXY_AGENT ag = {NULL, dequeue_agent};
+    DT_MUST(dat_cno_create(P.s[0].ia, ag, &cno));
+    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, cno));
+    sem_init(&slots, 0, 8);   /* at most 8 WRITEs outstanding */
+    pthread_t w;
+    pthread_create(&w, NULL, agent_waiter, NULL);
+    for (uint64_t i = 0; i < CNO_ROUNDS; i++) {
+        sem_wait(&slots);
+        DAT_LMR_TRIPLET l = dt_iov(&P.s[0], (i % 8) * 1024, 1024);
+        DAT_RMR_TRIPLET r = dt_remote(&P.s[1], (i % 8) * 1024, 1024);
+        DT_MUST(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
+    }
+    pthread_join(w, NULL);
+    CHECK_EQ(agent_seen(), CNO_ROUNDS);
+    pthread_mutex_lock(&agent_mu);
+    CHECK(agent_calls >= 1);
+    int once = 0;
+    for (unsigned i = 0; i < CNO_ROUNDS; i++)
+        once += agent_taken[i] == 1;
+    CHECK_EQ(once, CNO_ROUNDS);
+    pthread_mutex_unlock(&agent_mu);
+    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, DAT_HANDLE_NULL));
+    DT_MUST(dat_cno_free(cno));
+    dt_pair_close(&P);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(void);
-    } tests[] = {{"wait_post", t_wait_post}, {"per_ep", t_per_ep}, {"per_ia", t_per_ia}, {"lmr", t_lmr}, {"cno", t_cno}};
+    } tests[] = {{"wait_post", t_wait_post}, {"per_ep", t_per_ep}, {"per_ia", t_per_ia}, {"lmr", t_lmr}, {"cno", t_cno},
+                 {"cno_agent", t_cno_agent}};
     alarm(600);   /* a hang becomes a failure, not a stuck CI run */
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
         if (argc > 1 && strcmp(argv[1], tests[i].name) == 0) {
@@ -337,6 +439,6 @@ int main(int argc, char **argv)
             return dt_finish(tests[i].name);
         }
     }
-    fprintf(stderr, "usage: test_threads wait_post|per_ep|per_ia|lmr|cno\n");
+    fprintf(stderr, "usage: test_threads wait_post|per_ep|per_ia|lmr|cno|cno_agent\n");
     return 2;
 }

@@ -21,9 +21,10 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         links_.emplace_back(latency_);
     for (unsigned i = 0; i < nics; ++i) {
         const std::string n = "rnic" + std::to_string(i);
-        mems_.push_back(std::make_unique<HostMemory>((n + "_mem").c_str()));
+        mems_.push_back(std::make_unique<HostMemory>());
+        mem_targets_.push_back(std::make_unique<HostMemoryTarget>((n + "_mem").c_str(), *mems_[i]));
         devs_.push_back(std::make_unique<RnicDevice>(n.c_str(), i, ctx_.get(), *this));
-        devs_[i]->dma.bind(mems_[i]->socket);
+        devs_[i]->dma.bind(mem_targets_[i]->socket);
         bridges_.push_back(std::make_unique<HostBridge>((n + "_host").c_str()));
         bridges_[i]->socket.bind(devs_[i]->bar);
     }

@@ -24,6 +24,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "host_memory.h"
+#include "host_memory_target.h"
 #include "link.h"
 #include "rnic_device.h"
 #include "rnic_sim.h"
@@ -156,6 +157,7 @@ private:
 
     std::unique_ptr<VerilatedContext> ctx_;
     std::vector<std::unique_ptr<HostMemory>> mems_;
+    std::vector<std::unique_ptr<HostMemoryTarget>> mem_targets_;   // mems_[i] on the TLM bus
     std::vector<std::unique_ptr<RnicDevice>> devs_;
     std::vector<std::unique_ptr<HostBridge>> bridges_;
     std::vector<Link> links_;          // links_[i] carries frames sent by NIC i (from another process too)

@@ -24,7 +24,7 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         mems_.push_back(std::make_unique<HostMemory>());
         mem_targets_.push_back(std::make_unique<HostMemoryTarget>((n + "_mem").c_str(), *mems_[i]));
         devs_.push_back(std::make_unique<RnicDevice>(n.c_str(), i, ctx_.get(), *this));
-        devs_[i]->dma.bind(mem_targets_[i]->socket);
+        devs_[i]->dma.socket.bind(mem_targets_[i]->socket);
         bridges_.push_back(std::make_unique<HostBridge>((n + "_host").c_str()));
         bridges_[i]->socket.bind(devs_[i]->bar);
     }

@@ -1,20 +1,23 @@
 // One simulated RNIC: the Verilated rnic_top, a TLM-2.0 target for its BAR
-// and a TLM-2.0 initiator for its DMA. The fabric clocks it in two phases
-// per cycle: drive() settles the inputs and records which handshakes fire
-// at the coming edge; edge() clocks the model and completes them.
+// and a TLM-2.0 initiator for its DMA. Its DMA and link ports are served by
+// the port model (sim/port_model/port_model.h), which the rtl_core bench
+// runs too; this class adds the platform's timing, the BAR and the trace
+// port. The fabric clocks it in two phases per cycle: drive() settles the
+// inputs and records which handshakes fire at the coming edge; edge()
+// clocks the model and completes them.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <vector>
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "dma_initiator.h"
 #include "link.h"
+#include "port_model.h"
+#include "port_pins.h"
 
 class Vrnic_top;
 class VerilatedContext;
@@ -23,7 +26,7 @@ class Fabric;
 class RnicDevice : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<RnicDevice> bar;
-    tlm_utils::simple_initiator_socket<RnicDevice> dma;
+    DmaInitiator dma;
 
     RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx, Fabric &fabric);
     ~RnicDevice() override;
@@ -34,7 +37,7 @@ public:
     // rst_n is held low in every cycle before `cycle` (a NIC is reset when it
     // joins the fabric, in the cycles the fabric runs next).
     void reset_until(uint64_t cycle) { reset_until_ = cycle; idle_cycles_ = 0; }
-    void connect(Link *tx, Link *rx) { tx_link_ = tx; rx_link_ = rx; }
+    void connect(Link *tx, Link *rx) { ports_.connect(tx, rx); }
 
     // Consecutive cycles, up to the last one clocked, in which the RTL said
     // it was idle and nothing of this NIC waited in the platform (a BAR
@@ -53,38 +56,18 @@ public:
     static constexpr size_t kDmaReadsInFlight = 4;
     // BAR0 size: 64 KiB (bar_req_addr is 16 bits).
     static constexpr uint64_t kBarBytes = 0x10000;
-    // A frame longer than this never ends (tlast missing): it is cut and dropped.
-    static constexpr size_t kMaxFrameBytes = 16 * 1024;
-    // Bytes per beat of every data port.
-    static constexpr unsigned kLaneBytes = 8;
+    // Cycles from a DMA write burst's last beat to its completion.
+    static constexpr uint64_t kDmaWriteCplLatency = 1;
 
 private:
     void bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    bool dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t len);
-    void take_write_beat(uint64_t cycle);
-    void take_tx_beat(uint64_t cycle);
-
-    struct ReadBurst {
-        uint64_t addr;
-        uint32_t len;
-        uint8_t tag;
-        uint64_t due;           // cycle of the first data beat
-        bool fetched = false;   // data copied from memory (done at `due`)
-        bool err = false;
-        std::vector<uint8_t> data;
-        uint32_t sent = 0;      // bytes handed to the RTL
-    };
-    struct WriteCompletion {
-        uint64_t due;
-        uint8_t tag;
-        bool err;
-    };
 
     unsigned index_;
     Fabric &fabric_;
     std::unique_ptr<Vrnic_top> model_;
-    Link *tx_link_ = nullptr;
-    Link *rx_link_ = nullptr;
+    PortModel ports_;
+    PortInputs in_;
+    PortOutputs out_;
 
     // The BAR access of this cycle, if any.
     bool bar_pending_ = false;
@@ -92,18 +75,7 @@ private:
     bool bar_ok_ = false;
     uint32_t bar_addr_ = 0, bar_wdata_ = 0, bar_rdata_ = 0;
 
-    std::deque<ReadBurst> reads_;
-    std::vector<uint8_t> write_buf_;
-    bool write_bad_ = false;   // the burst in progress broke the port rules
-    std::deque<WriteCompletion> write_cpls_;
-    std::vector<uint8_t> tx_frame_;
-    bool tx_overlong_ = false;
-
     uint64_t reset_until_ = 0;
     uint64_t idle_cycles_ = 0;
     bool irq_rose_ = false;
-
-    // Handshakes recorded by drive(), completed by edge().
-    bool fire_rd_rsp_ = false, fire_rx_ = false, fire_cpl_ = false;
-    unsigned rx_bytes_ = 0;
 };

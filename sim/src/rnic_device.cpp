@@ -3,11 +3,7 @@
 
 #include "rnic_device.h"
 
-#include <cstring>
 #include <string>
-
-#include "fabric.h"
-#include "rnic_hw.h"
 
 namespace {
 
@@ -24,10 +20,9 @@ PortModel::Config port_config(unsigned index) {
 
 }  // namespace
 
-RnicDevice::RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx, Fabric &fabric)
-    : sc_module(name), bar("bar"), dma("dma"), index_(index), fabric_(fabric),
-      model_(std::make_unique<Vrnic_top>(ctx, basename())), ports_(port_config(index), dma) {
-    bar.register_b_transport(this, &RnicDevice::bar_transport);
+RnicDevice::RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx)
+    : sc_module(name), dma("dma"), index_(index), model_(std::make_unique<Vrnic_top>(ctx, basename())),
+      ports_(port_config(index), dma) {
     auto &m = *model_;
     m.clk = 0;
     m.rst_n = 0;
@@ -39,39 +34,13 @@ RnicDevice::~RnicDevice() { model_->final(); }
 
 bool RnicDevice::irq() const { return model_->irq; }
 
-// A BAR access is one bus cycle of the whole fabric, whatever its outcome:
-// the request is presented for one cycle and a read returns what the
-// register block drives in the next (bar_rsp_valid). An offset outside the
-// 64 KiB BAR never reaches the NIC and reads as all ones, as an unsupported
-// request does on PCIe; a misaligned offset inside it is the RTL's to judge
-// (it sets STATUS.BAD_REG).
-void RnicDevice::bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &) {
-    const uint64_t addr = trans.get_address();
-    const bool valid = trans.get_data_length() == 4 && trans.get_byte_enable_ptr() == nullptr &&
-                       trans.get_command() != tlm::TLM_IGNORE_COMMAND && addr < kBarBytes;
-    if (fabric_.running()) {   // called from inside a hook: refused, the access in progress untouched
-        trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        return;
-    }
-    bar_write_ = trans.is_write();
-    bar_addr_ = static_cast<uint32_t>(addr);
+void RnicDevice::post_bar(const BarAccess &a) {
+    bar_write_ = a.write;
+    bar_addr_ = a.addr;
     bar_ok_ = false;
-    if (valid && bar_write_)
-        std::memcpy(&bar_wdata_, trans.get_data_ptr(), 4);
-    bar_pending_ = valid;
-    fabric_.run(RunRequest{1});
-    if (!valid) {
-        trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return;
-    }
-    if (!bar_write_) {
-        if (!bar_ok_) {   // the RTL broke its one-cycle response promise
-            trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-            return;
-        }
-        std::memcpy(trans.get_data_ptr(), &bar_rdata_, 4);
-    }
-    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (a.valid && a.write)
+        bar_wdata_ = a.wdata;
+    bar_pending_ = a.valid;
 }
 
 void RnicDevice::drive(uint64_t cycle) {
@@ -92,8 +61,6 @@ void RnicDevice::drive(uint64_t cycle) {
     m.eval();
     get_port_outputs(m, out_);
     ports_.sample(cycle, in_, out_);
-    if (ports_.frame_sent())
-        fabric_.send_frame(index_, ports_.take_frame(), cycle);
 }
 
 void RnicDevice::edge(uint64_t cycle) {
@@ -102,8 +69,9 @@ void RnicDevice::edge(uint64_t cycle) {
     m.clk = 1;
     m.eval();
     irq_rose_ = m.irq && !irq_before;
-    if (m.trace_valid)
-        fabric_.event(rnic_sim_event{cycle, index_, m.trace_event, m.trace_qpn, m.trace_arg});
+    event_valid_ = m.trace_valid;
+    if (event_valid_)
+        event_ = rnic_sim_event{cycle, index_, m.trace_event, m.trace_qpn, m.trace_arg};
 
     if (bar_pending_) {
         if (!bar_write_) {

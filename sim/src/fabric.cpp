@@ -7,6 +7,7 @@
 #include "fabric.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -21,11 +22,14 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         links_.emplace_back(latency_);
     for (unsigned i = 0; i < nics; ++i) {
         const std::string n = "rnic" + std::to_string(i);
-        mems_.push_back(std::make_unique<HostMemory>((n + "_mem").c_str()));
-        devs_.push_back(std::make_unique<RnicDevice>(n.c_str(), i, ctx_.get(), *this));
-        devs_[i]->dma.bind(mems_[i]->socket);
+        mems_.push_back(std::make_unique<HostMemory>());
+        mem_targets_.push_back(std::make_unique<HostMemoryTarget>((n + "_mem").c_str(), *mems_[i]));
+        devs_.push_back(std::make_unique<RnicDevice>(n.c_str(), i, ctx_.get()));
+        devs_[i]->dma.socket.bind(mem_targets_[i]->socket);
         bridges_.push_back(std::make_unique<HostBridge>((n + "_host").c_str()));
-        bridges_[i]->socket.bind(devs_[i]->bar);
+        bars_.push_back(std::make_unique<BarSocket>((n + "_bar").c_str()));
+        bars_[i]->register_b_transport(this, &Fabric::bar_transport, static_cast<int>(i));
+        bridges_[i]->socket.bind(*bars_[i]);
     }
     udp_.resize(nics);
     active_.assign(nics, false);
@@ -209,12 +213,17 @@ void Fabric::step() {
         poll_ports();
     for (auto &l : links_)
         l.tick(cycle_);
-    for (RnicDevice *d : clocked_)
+    for (RnicDevice *d : clocked_) {
         d->drive(cycle_);
+        if (d->frame_sent())
+            send_frame(d->index(), d->take_frame(), cycle_);
+    }
     if (trace_)
         trace_->dump(cycle_ * kPeriodNs);
     for (RnicDevice *d : clocked_) {
         d->edge(cycle_);
+        if (const rnic_sim_event *ev = d->event())
+            event(*ev);
         if (d->irq_rose())
             irq_rises_ |= 1u << d->index();
     }
@@ -294,6 +303,42 @@ RunResult Fabric::run(const RunRequest &req) {
     sc_core::sc_start();
     running_ = false;
     return res_;
+}
+
+// A BAR access is one bus cycle of the whole fabric, whatever its outcome:
+// the request is presented for one cycle and a read returns what the
+// register block drives in the next (bar_rsp_valid). An offset outside the
+// 64 KiB BAR never reaches the NIC and reads as all ones, as an unsupported
+// request does on PCIe; a misaligned offset inside it is the RTL's to judge
+// (it sets STATUS.BAD_REG).
+void Fabric::bar_transport(int nic, tlm::tlm_generic_payload &trans, sc_core::sc_time &) {
+    const uint64_t addr = trans.get_address();
+    const bool valid = trans.get_data_length() == 4 && trans.get_byte_enable_ptr() == nullptr &&
+                       trans.get_command() != tlm::TLM_IGNORE_COMMAND && addr < RnicDevice::kBarBytes;
+    if (running_) {   // called from inside a hook: refused, the access in progress untouched
+        trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+    }
+    RnicDevice &d = *devs_[nic];
+    const bool write = trans.is_write();
+    uint32_t wdata = 0;
+    if (valid && write)
+        std::memcpy(&wdata, trans.get_data_ptr(), 4);
+    d.post_bar(RnicDevice::BarAccess{valid, write, static_cast<uint32_t>(addr), wdata});
+    run(RunRequest{1});
+    if (!valid) {
+        trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (!write) {
+        if (!d.bar_answered()) {   // the RTL broke its one-cycle response promise
+            trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        const uint32_t rdata = d.bar_rdata();
+        std::memcpy(trans.get_data_ptr(), &rdata, 4);
+    }
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void Fabric::skip(uint64_t cycles) {

@@ -12,6 +12,14 @@
 //
 // A NIC whose link peer is not simulated here reaches it over UDP
 // (UdpPort: one Ethernet frame per datagram).
+//
+// Calls go one way, down: Runtime -> Fabric -> RnicDevice -> port model ->
+// links and the DMA initiator -> host memory. The devices never call the
+// fabric: each cycle the fabric asks them what happened (a frame sent, a
+// trace event, an interrupt line risen), and a BAR access reaches the
+// fabric first (it is the TLM target of the host bridges, as a PCIe fabric
+// routes a CPU's access to a device): it posts the access to the device,
+// runs the one cycle the access takes, and reads the answer back.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +29,12 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "host_memory.h"
+#include "host_memory_target.h"
 #include "link.h"
 #include "rnic_device.h"
 #include "rnic_sim.h"
@@ -33,7 +44,7 @@ class VerilatedContext;
 class VerilatedFstC;
 
 // The CPU side of the PCIe link: the initiator through which the C API
-// performs BAR accesses on one NIC's target socket.
+// performs BAR accesses on one NIC's BAR (the fabric's target socket for it).
 class HostBridge : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<HostBridge> socket;
@@ -134,19 +145,20 @@ public:
     uint64_t cycle() const { return cycle_; }
     // Cycles jumped instead of clocked (idle time skipped), since the build.
     uint64_t skipped() const { return skipped_; }
-    // Inside run(): hooks are running and must not re-enter.
-    bool running() const { return running_; }
     uint64_t link_latency() const { return latency_; }
     // Frames from NIC `nic` that have reached the far end of its link.
     uint64_t frames_from(unsigned nic) const;
 
-    // A NIC finished sending a frame in `cycle`: hook, capture, then the wire.
-    void send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle);
-    void event(const rnic_sim_event &ev);
     void set_event_hook(rnic_sim_event_hook hook, void *arg) { event_hook_ = hook; event_arg_ = arg; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
 
 private:
+    using BarSocket = tlm_utils::simple_target_socket_tagged<Fabric>;
+    // A BAR transaction from NIC `nic`'s host bridge: one cycle of the fabric.
+    void bar_transport(int nic, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+    // A NIC finished sending a frame in `cycle`: hook, capture, then the wire.
+    void send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle);
+    void event(const rnic_sim_event &ev);
     void clock_thread();
     RunResult clock(const RunRequest &req);
     void step();
@@ -156,8 +168,10 @@ private:
 
     std::unique_ptr<VerilatedContext> ctx_;
     std::vector<std::unique_ptr<HostMemory>> mems_;
+    std::vector<std::unique_ptr<HostMemoryTarget>> mem_targets_;   // mems_[i] on the TLM bus
     std::vector<std::unique_ptr<RnicDevice>> devs_;
     std::vector<std::unique_ptr<HostBridge>> bridges_;
+    std::vector<std::unique_ptr<BarSocket>> bars_;   // bars_[i]: NIC i's BAR, bound to bridges_[i]
     std::vector<Link> links_;          // links_[i] carries frames sent by NIC i (from another process too)
     std::vector<std::unique_ptr<UdpPort>> udp_;   // udp_[i]: NIC i's link leaves the process
     std::vector<bool> active_;

@@ -1,31 +1,36 @@
-// One simulated RNIC: the Verilated rnic_top, a TLM-2.0 target for its BAR
-// and a TLM-2.0 initiator for its DMA. The fabric clocks it in two phases
-// per cycle: drive() settles the inputs and records which handshakes fire
-// at the coming edge; edge() clocks the model and completes them.
+// One simulated RNIC: the Verilated rnic_top and a TLM-2.0 initiator for its
+// DMA. Its DMA and link ports are served by the port model
+// (sim/port_model/port_model.h), which the rtl_core bench runs too; this
+// class adds the platform's timing, the BAR port and the trace port.
+//
+// It knows nothing above it: the fabric drives it and asks it what it has.
+// Per cycle, drive() settles the inputs and records which handshakes fire at
+// the coming edge (a frame whose last beat leaves is then frame_sent());
+// edge() clocks the model and completes them (a trace event is then
+// event()). A BAR access is posted by the fabric (post_bar), presented in the
+// next cycle, and its answer read back after it (bar_answered, bar_rdata).
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
 #include <systemc>
-#include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
+#include "dma_initiator.h"
 #include "link.h"
+#include "port_model.h"
+#include "port_pins.h"
+#include "rnic_sim.h"
 
 class Vrnic_top;
 class VerilatedContext;
-class Fabric;
 
 class RnicDevice : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<RnicDevice> bar;
-    tlm_utils::simple_initiator_socket<RnicDevice> dma;
+    DmaInitiator dma;
 
-    RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx, Fabric &fabric);
+    RnicDevice(sc_core::sc_module_name name, unsigned index, VerilatedContext *ctx);
     ~RnicDevice() override;
 
     unsigned index() const { return index_; }
@@ -34,7 +39,7 @@ public:
     // rst_n is held low in every cycle before `cycle` (a NIC is reset when it
     // joins the fabric, in the cycles the fabric runs next).
     void reset_until(uint64_t cycle) { reset_until_ = cycle; idle_cycles_ = 0; }
-    void connect(Link *tx, Link *rx) { tx_link_ = tx; rx_link_ = rx; }
+    void connect(Link *tx, Link *rx) { ports_.connect(tx, rx); }
 
     // Consecutive cycles, up to the last one clocked, in which the RTL said
     // it was idle and nothing of this NIC waited in the platform (a BAR
@@ -47,44 +52,43 @@ public:
     void drive(uint64_t cycle);
     void edge(uint64_t cycle);
 
+    // One BAR access. `valid` false (an offset the fabric refused) presents
+    // nothing, but the lines still show its address and direction, as they
+    // always have.
+    struct BarAccess {
+        bool valid;
+        bool write;
+        uint32_t addr;
+        uint32_t wdata;
+    };
+    // Presented in the next cycle clocked.
+    void post_bar(const BarAccess &a);
+    // After that cycle: a write was taken, or a read answered (bar_rsp_valid
+    // in the cycle after the request), with this data.
+    bool bar_answered() const { return bar_ok_; }
+    uint32_t bar_rdata() const { return bar_rdata_; }
+
+    // After drive(): a frame whose last beat left in this cycle, until taken.
+    bool frame_sent() const { return ports_.frame_sent(); }
+    std::vector<uint8_t> take_frame() { return ports_.take_frame(); }
+    // After edge(): the trace port's event in this cycle, or null.
+    const rnic_sim_event *event() const { return event_valid_ ? &event_ : nullptr; }
+
     // Fixed cycles from an accepted DMA read request to its first data beat.
     static constexpr uint64_t kDmaReadLatency = 16;
     // Read requests the platform accepts before the first one is answered.
     static constexpr size_t kDmaReadsInFlight = 4;
     // BAR0 size: 64 KiB (bar_req_addr is 16 bits).
     static constexpr uint64_t kBarBytes = 0x10000;
-    // A frame longer than this never ends (tlast missing): it is cut and dropped.
-    static constexpr size_t kMaxFrameBytes = 16 * 1024;
-    // Bytes per beat of every data port.
-    static constexpr unsigned kLaneBytes = 8;
+    // Cycles from a DMA write burst's last beat to its completion.
+    static constexpr uint64_t kDmaWriteCplLatency = 1;
 
 private:
-    void bar_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    bool dma_access(bool write, uint64_t addr, uint8_t *data, uint32_t len);
-    void take_write_beat(uint64_t cycle);
-    void take_tx_beat(uint64_t cycle);
-
-    struct ReadBurst {
-        uint64_t addr;
-        uint32_t len;
-        uint8_t tag;
-        uint64_t due;           // cycle of the first data beat
-        bool fetched = false;   // data copied from memory (done at `due`)
-        bool err = false;
-        std::vector<uint8_t> data;
-        uint32_t sent = 0;      // bytes handed to the RTL
-    };
-    struct WriteCompletion {
-        uint64_t due;
-        uint8_t tag;
-        bool err;
-    };
-
     unsigned index_;
-    Fabric &fabric_;
     std::unique_ptr<Vrnic_top> model_;
-    Link *tx_link_ = nullptr;
-    Link *rx_link_ = nullptr;
+    PortModel ports_;
+    PortInputs in_;
+    PortOutputs out_;
 
     // The BAR access of this cycle, if any.
     bool bar_pending_ = false;
@@ -92,18 +96,10 @@ private:
     bool bar_ok_ = false;
     uint32_t bar_addr_ = 0, bar_wdata_ = 0, bar_rdata_ = 0;
 
-    std::deque<ReadBurst> reads_;
-    std::vector<uint8_t> write_buf_;
-    bool write_bad_ = false;   // the burst in progress broke the port rules
-    std::deque<WriteCompletion> write_cpls_;
-    std::vector<uint8_t> tx_frame_;
-    bool tx_overlong_ = false;
+    bool event_valid_ = false;
+    rnic_sim_event event_{};
 
     uint64_t reset_until_ = 0;
     uint64_t idle_cycles_ = 0;
     bool irq_rose_ = false;
-
-    // Handshakes recorded by drive(), completed by edge().
-    bool fire_rd_rsp_ = false, fire_rx_ = false, fire_cpl_ = false;
-    unsigned rx_bytes_ = 0;
 };

@@ -1,10 +1,15 @@
 // Two verilated RNICs back to back, each with its own host memory, served
-// cycle by cycle by small C++ models of the platform: the DMA read and write
-// channels (with latency, optional random back-pressure and an IOMMU that
-// refuses unmapped ranges), the BAR, and a link per direction (latency, a
-// hook that can drop or corrupt a frame, a capture of every frame). The
-// models also check the NIC's side of every handshake (docs/rtl-interfaces.md)
-// and count each violation in protocol_errors, and hold the NIC to its idle
+// cycle by cycle by C++ models of the platform. The DMA read and write
+// channels and the link ports are the platform's own port model
+// (sim/port_model/port_model.h, no SystemC), here with the bench's timing
+// and optional random back-pressure on every handshake; behind them the
+// platform's HostMemory over each host's arena (host_arena.h: an IOMMU that
+// refuses unmapped ranges), and a Link per direction (latency; here a hook
+// can drop or corrupt a frame, and every frame is captured). The bench adds
+// the BAR, the trace port and its checks: the port checker
+// (sim/port_model/port_checker.h) holds the NIC to its side of every DMA
+// and link handshake (docs/rtl-interfaces.md), this class to the BAR's, and
+// each violation counts in protocol_errors; and the NIC is held to its idle
 // promise: a cycle with idle high and nothing presented is followed by one
 // with no DMA request, no write or tx beat, no trace event, the same irq and
 // idle still high. The bench's cycle counter is the NICs' time_now.
@@ -17,13 +22,16 @@
 #define RTL_CORE_FABRIC_H
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <random>
 #include <vector>
 
-#include "host_memory.h"
+#include "host_arena.h"
+#include "link.h"
+#include "port_checker.h"
+#include "port_model.h"
+#include "port_pins.h"
 
 class VerilatedContext;
 class Vrnic_top;
@@ -55,7 +63,7 @@ public:
     ~Fabric();
 
     Vrnic_top &dut(int n) { return *nic_[n].dut; }
-    HostMemory &mem(int n) { return *nic_[n].mem; }
+    HostArena &mem(int n) { return *nic_[n].mem; }
     uint64_t now() const { return cycle_; }
     bool irq(int n) const;    // the interrupt line as it is now
     bool idle(int n) const;   // the NIC's idle output as it is now (a function of its state)
@@ -98,54 +106,27 @@ public:
     unsigned protocol_errors = 0;
 
     void set_stall_pct(unsigned pct) { cfg_.stall_pct = pct; }
-    void set_link_latency(unsigned c) { cfg_.link_latency = c; }
+    void set_link_latency(unsigned c) {
+        cfg_.link_latency = c;
+        for (Link &l : link_) l.set_latency(c);
+    }
 
 private:
-    struct ReadReq {
-        uint64_t addr;
-        unsigned len, tag;
-        uint64_t due;
-    };
-    struct Cpl {
-        unsigned tag;
-        bool err;
-        uint64_t due;
-    };
-    struct Frame {
-        std::vector<uint8_t> bytes;
-        uint64_t due;
-    };
+    class Dma;   // what the port model's DMA reaches: the host's memory, every write recorded
     struct Nic {
         std::unique_ptr<Vrnic_top> dut;
-        std::unique_ptr<HostMemory> mem;
-        // read channel
-        std::deque<ReadReq> rd_q;
-        unsigned rd_beat = 0;
-        bool rd_presenting = false;
-        bool rd_req_ready = false;
-        // write channel
-        bool wr_in_burst = false;
-        uint64_t wr_addr = 0;
-        unsigned wr_len = 0, wr_tag = 0, wr_beats = 0;
-        std::vector<uint8_t> wr_buf;
-        bool wr_ready = false;
-        std::deque<Cpl> cpl_q;
+        std::unique_ptr<HostArena> mem;
+        std::unique_ptr<Dma> dma;
+        std::unique_ptr<PortModel> port;
+        std::unique_ptr<PortChecker> check;
+        PortInputs in;
+        PortOutputs out;
         // BAR
         bool bar_valid = false, bar_write = false;
         uint16_t bar_addr = 0;
         uint32_t bar_wdata = 0;
         bool bar_expect_rsp = false;
         uint32_t bar_rdata = 0;
-        // transmit side of this NIC and receive side
-        std::vector<uint8_t> tx_acc;
-        bool tx_ready = false;
-        std::deque<Frame> rx_q;        // frames on their way to this NIC
-        size_t rx_off = 0;
-        bool rx_presenting = false;
-        // handshake stability checks
-        bool prev_rd_req_pending = false, prev_wr_pending = false, prev_tx_pending = false;
-        uint64_t prev_rd_addr = 0, prev_wr_addr = 0, prev_wr_data = 0, prev_tx_data = 0;
-        unsigned prev_rd_len = 0, prev_wr_len = 0, prev_tx_keep = 0;
         // idle promise: the previous cycle had idle high and nothing presented
         bool idle_quiet_prev = false;
         bool irq_prev = false;
@@ -153,6 +134,7 @@ private:
 
     bool stall();
     void drive(int n);
+    void send(int n, std::vector<uint8_t> &&frame);   // NIC n finished a frame: hook, capture, link
     void check_idle(int n);   // after drive(): the idle promise, then this cycle's idle and inputs
     void sample(int n);
     uint64_t skippable(uint64_t limit, bool &frames) const;   // cycles run() may skip now (0: none)
@@ -163,6 +145,7 @@ private:
     FabricConfig cfg_;
     std::unique_ptr<VerilatedContext> ctx_;
     Nic nic_[2];
+    Link link_[2];   // link_[n] carries the frames NIC n sends
     struct Waves;
     std::unique_ptr<Waves> waves_;   // null unless waveforms were asked for
     uint64_t cycle_ = 0;

@@ -1,16 +1,17 @@
-// The non-coherent host model (sim/src/host_cache.*, through HostMemory's
-// socket as the NIC's DMA drives it): the NIC's writes stay invisible to the
-// CPU until a sync for the CPU, the CPU's writes invisible to the NIC until
-// a flush; a sync covers exactly the named bytes; stale reads, overwritten
-// and never-synced NIC writes and CPU/NIC write conflicts are counted and
-// reported as ranges; nothing is lost at unmap; coherent mappings and a
-// coherent host have no second view. Then the 64-byte fast path against
-// the byte-by-byte path, on random operations.
+// The non-coherent host model (sim/port_model/host_cache.*, through
+// HostMemoryTarget's socket as the NIC's DMA drives it): the NIC's writes
+// stay invisible to the CPU until a sync for the CPU, the CPU's writes
+// invisible to the NIC until a flush; a sync covers exactly the named
+// bytes; stale reads, overwritten and never-synced NIC writes and CPU/NIC
+// write conflicts are counted and reported as ranges; nothing is lost at
+// unmap; coherent mappings and a coherent host have no second view. Then
+// the 64-byte fast path against the byte-by-byte path, on random operations.
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "host_memory.h"
+#include "host_memory_target.h"
 #include "tlm_dma.h"
 
 using namespace tlm_dma;
@@ -286,9 +287,10 @@ void fast_path_agrees() {
 
 // A SystemC program of its own: libsystemc's main() calls this.
 int sc_main(int, char **) {
-    HostMemory mem("mem");
+    HostMemory mem;
+    HostMemoryTarget target("mem", mem);
     Dma dma("dma");
-    dma.socket.bind(mem.socket);
+    dma.socket.bind(target.socket);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);   // elaboration completes the socket binding
 
     coherent_host(mem, dma);

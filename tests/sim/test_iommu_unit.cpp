@@ -1,4 +1,4 @@
-// The IOMMU and host-memory model (sim/src/host_memory.*) as a TLM-2.0
+// The IOMMU and host-memory model (sim/port_model/host_memory.*) as a TLM-2.0
 // target on its own, driven through a socket as the NIC's DMA drives it:
 // mapping bookkeeping (overlaps counted on their own, exact unmap), reads
 // and writes served only inside the union of the mappings, every refusal
@@ -8,15 +8,17 @@
 #include <vector>
 
 #include "host_memory.h"
+#include "host_memory_target.h"
 #include "tlm_dma.h"
 
 using namespace tlm_dma;
 
 // A SystemC program of its own: libsystemc's main() calls this.
 int sc_main(int, char **) {
-    HostMemory mem("mem");
+    HostMemory mem;
+    HostMemoryTarget target("mem", mem);
     Dma dma("dma");
-    dma.socket.bind(mem.socket);
+    dma.socket.bind(target.socket);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);   // elaboration completes the socket binding
 
     alignas(64) static uint8_t host[8192];

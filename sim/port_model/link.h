@@ -4,8 +4,10 @@
 // beat per cycle (the line rate is the datapath: 8 bytes a cycle). Frames
 // that have arrived wait, in order, while the receiver holds rx_tready low;
 // the sender is held (tx_tready low) once the link holds more than the wire
-// itself carries plus kSlackBytes, so nothing is lost and nothing grows
-// without bound.
+// itself carries plus a slack (kSlackBytes on the platform), so nothing is
+// lost and nothing grows without bound. The rtl_core bench gives its links
+// a slack nothing reaches: there the sender waits only on the bench's
+// random stalls.
 #pragma once
 
 #include <cstddef>
@@ -24,9 +26,12 @@ public:
     // Room beyond the wire for frames waiting at the far end.
     static constexpr size_t kSlackBytes = 64 * 1024;
 
-    explicit Link(uint64_t latency = 1) : latency_(latency < 1 ? 1 : latency) {}
+    explicit Link(uint64_t latency = 1, size_t slack_bytes = kSlackBytes)
+        : latency_(latency < 1 ? 1 : latency), slack_(slack_bytes) {}
 
     uint64_t latency() const { return latency_; }
+    // For frames sent from now on.
+    void set_latency(uint64_t latency) { latency_ = latency < 1 ? 1 : latency; }
 
     void send(std::vector<uint8_t> &&bytes, uint64_t cycle) {
         held_bytes_ += bytes.size();
@@ -44,6 +49,8 @@ public:
 
     // The frame whose next beat is offered to the receiver this cycle, or null.
     const Frame *offered() const { return arrived_ > 0 ? &frames_.front() : nullptr; }
+    // The oldest frame on the link, arrived or not, or null.
+    const Frame *oldest() const { return frames_.empty() ? nullptr : &frames_.front(); }
 
     // The receiver took `n` bytes of the offered frame.
     void consume(size_t n) {
@@ -57,7 +64,7 @@ public:
     }
 
     // Whether the sender may put another beat on the link.
-    bool can_accept() const { return held_bytes_ < latency_ * 8 + kSlackBytes; }
+    bool can_accept() const { return held_bytes_ < latency_ * 8 + slack_; }
 
     uint64_t frames_sent() const { return frames_sent_; }
     uint64_t frames_arrived() const { return frames_arrived_; }
@@ -65,6 +72,7 @@ public:
 
 private:
     uint64_t latency_;
+    size_t slack_;
     std::deque<Frame> frames_;
     size_t arrived_ = 0;          // frames_[0, arrived_) have reached the far end
     size_t held_bytes_ = 0;       // bytes sent and not yet taken by the receiver

@@ -5,12 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
-HostMemory::HostMemory(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
-    socket.register_b_transport(this, &HostMemory::b_transport);
-}
-
 int HostMemory::map(uint64_t va, uint64_t len, Kind kind) {
     if (len == 0 || va + len <= va)
+        return -1;
+    if (windowed_ && (va < window_.iova || va + len > window_.iova + window_.size))
         return -1;
     const bool cached = kind == Kind::streaming && mode_ == RNIC_SIM_NONCOHERENT;
     if (cached)
@@ -39,6 +37,13 @@ int HostMemory::unmap(uint64_t va, uint64_t len) {
     return -1;
 }
 
+void HostMemory::unmap_all() {
+    while (!ranges_.empty()) {
+        const auto it = ranges_.begin();
+        unmap(it->first, it->second.len);
+    }
+}
+
 void HostMemory::retire_uncovered(uint64_t va, uint64_t len) {
     const uint64_t end = va + len;
     uint64_t cur = va;   // bytes before cur are decided
@@ -57,10 +62,19 @@ void HostMemory::retire_uncovered(uint64_t va, uint64_t len) {
         cache_.retire(cur, end - cur);
 }
 
+void HostMemory::set_default_coherency(int mode) {
+    if (!windowed_)
+        default_mode_ = mode_ = mode;
+}
+
 int HostMemory::set_coherency(int mode) {
     if (mode == RNIC_SIM_COHERENCY_DEFAULT)
         mode = default_mode_;
     if (mode != RNIC_SIM_COHERENT && mode != RNIC_SIM_NONCOHERENT)
+        return -1;
+    // The HostCache keeps the CPU's view at the IOVA itself (IOVA = VA):
+    // a window has no cache model.
+    if (windowed_ && mode != RNIC_SIM_COHERENT)
         return -1;
     if (mode == mode_)
         return 0;
@@ -117,31 +131,40 @@ bool HostMemory::last_fault(rnic_sim_fault *out) const {
     return true;
 }
 
-void HostMemory::b_transport(tlm::tlm_generic_payload &trans, sc_core::sc_time &) {
-    const uint64_t addr = trans.get_address();
-    const uint32_t len = trans.get_data_length();
-    const tlm::tlm_command cmd = trans.get_command();
-    const bool is_write = cmd == tlm::TLM_WRITE_COMMAND;
-    // The NIC's bursts are packed and contiguous: byte enables and streaming
-    // widths are not part of this bus, so a transaction using them is refused.
-    const bool plain = cmd != tlm::TLM_IGNORE_COMMAND && trans.get_byte_enable_ptr() == nullptr &&
-                       trans.get_streaming_width() >= len;
-    if (!plain || !mapped(addr, len)) {
-        ++faults_;
-        last_ = rnic_sim_fault{addr, len, is_write ? 1 : 0};
-        trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return;
+uint8_t *HostMemory::host(uint64_t addr) const {
+    if (windowed_)
+        return window_.bytes + (addr - window_.iova);
+    // IOVA = VA: the mapping check is what makes this pointer safe.
+    return reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+}
+
+void HostMemory::fault(uint64_t addr, uint32_t len, bool is_write) {
+    ++faults_;
+    last_ = rnic_sim_fault{addr, len, is_write ? 1 : 0};
+}
+
+void HostMemory::refuse(uint64_t addr, uint32_t len, bool is_write) { fault(addr, len, is_write); }
+
+bool HostMemory::read(uint64_t addr, uint8_t *out, uint32_t len) {
+    if (!mapped(addr, len)) {
+        fault(addr, len, false);
+        return false;
     }
-    // IOVA = VA: the mapping check above is what makes this pointer safe.
-    void *host = reinterpret_cast<void *>(static_cast<uintptr_t>(addr));
-    if (!cache_.empty() && is_write)
-        cache_.dma_write(addr, trans.get_data_ptr(), len);
-    else if (!cache_.empty())
-        cache_.dma_read(addr, trans.get_data_ptr(), len);
-    else if (is_write)
-        publish_dma_write(host, trans.get_data_ptr(), len);
+    if (!cache_.empty())
+        cache_.dma_read(addr, out, len);
     else
-        std::memcpy(trans.get_data_ptr(), host, len);
-    trans.set_dmi_allowed(false);
-    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+        std::memcpy(out, host(addr), len);
+    return true;
+}
+
+bool HostMemory::write(uint64_t addr, const uint8_t *in, uint32_t len) {
+    if (!mapped(addr, len)) {
+        fault(addr, len, true);
+        return false;
+    }
+    if (!cache_.empty())
+        cache_.dma_write(addr, in, len);
+    else
+        publish_dma_write(host(addr), in, len);
+    return true;
 }

@@ -21,6 +21,15 @@ CqeHarness::CqeHarness(uint32_t seed) : seed_(seed), rng_(seed), ctx_(new Verila
     // run replays exactly.
     ctx_->randReset(2);
     ctx_->randSeed(static_cast<int>(seed & 0x7FFFFFFF));
+    // Verilator 5.006 draws X values (--x-assign / --x-initial unique) and
+    // erases a model's scopes through the thread's context
+    // (Verilated::threadContextp(): the context or model made last), not
+    // the model's own (verilator/verilator#8265). With two harnesses alive,
+    // the younger one's death leaves it pointing at freed memory, and the
+    // older one would draw from it and, dying, lock a freed mutex. So it
+    // points at ours whenever our model is built, reset or clocked, and at
+    // none once our model is gone.
+    Verilated::threadContextp(ctx_.get());
     dut_.reset(new Vrnic_cqe_writer(ctx_.get()));
     dut_->clk = 0;
     dut_->eval();
@@ -28,10 +37,14 @@ CqeHarness::CqeHarness(uint32_t seed) : seed_(seed), rng_(seed), ctx_(new Verila
 }
 
 CqeHarness::~CqeHarness() {
+    Verilated::threadContextp(ctx_.get());
     dut_->final();
+    dut_.reset();
+    Verilated::threadContextp(nullptr);
 }
 
 void CqeHarness::reset() {
+    Verilated::threadContextp(ctx_.get());   // another harness may have run since (the constructor says why)
     Vrnic_cqe_writer &d = *dut_;
     d.rst_n = 0;
     d.cmd_valid = 0;
@@ -208,6 +221,7 @@ void CqeHarness::cycle(const CqeIn &in) {
     }
     if (ph_ == Phase::First)
         cur_.first = now;
+    Verilated::threadContextp(ctx_.get());
     drive(in, db_index, db_value);
     Vrnic_cqe_writer &d = *dut_;
     d.clk = 0;

@@ -84,12 +84,13 @@ module rnic_cqe_writer #(
   logic [1:0]  beat;
 
   // A doorbell may move the consumer index anywhere between where it is and
-  // the producer index: never past what was written.
+  // the producer index: never past what was written, never back (counted
+  // mod 2^16 from the consumer index, as pi - ci is).
   logic [CQW-1:0] db_cq;
   always_comb begin
     db_cq = CQW'(db_index);
     db_ok = 32'(db_index) < 32'(NUM_CQ) && c_valid[db_cq] &&
-            (c_pi[db_cq] - db_value) <= (ring_mask(c_log[db_cq]) + 16'd1);
+            (db_value - c_ci[db_cq]) <= (c_pi[db_cq] - c_ci[db_cq]);
   end
 
   // The CQE, field by field (rnic_pkg::cqe_t); word n leaves in beat n. Its

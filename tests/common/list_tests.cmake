@@ -1,8 +1,9 @@
-# cmake -DTB=<tb_rnic_core> -DOUT=<file> -P list_tests.cmake
-# Runs after each link of tb_rnic_core: writes the test names its --list
-# prints, one a line, to OUT, where rtl_core_tests.cmake (read by ctest)
-# finds them. A listing that fails, is empty or holds a name CTest cannot
-# take fails the build: otherwise a broken --list would pass as no tests.
+# cmake -DTB=<bench> -DOUT=<file> -P list_tests.cmake
+# Runs after each link of a bench registered with rnic_listed_tests()
+# (listed_tests.cmake): writes the test names its --list prints, one a line,
+# to OUT, where the bench's <target>_tests.cmake (read by ctest) finds them.
+# A listing that fails, is empty or holds a name CTest cannot take fails the
+# build: otherwise a broken --list would pass as no tests.
 file(REMOVE ${OUT})
 execute_process(COMMAND ${TB} --list RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

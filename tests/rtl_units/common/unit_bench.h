@@ -1,0 +1,66 @@
+// What every RTL unit bench (tests/rtl_units/<unit>/) shares: the checks
+// (rnic_check.h, the same as every other test's), a registry of named tests
+// that unit_main.cpp runs by name and lists with --list (CMake registers one
+// CTest per name), and a seeded random source whose seed each test prints.
+#ifndef RTL_UNIT_BENCH_H
+#define RTL_UNIT_BENCH_H
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rnic_check.h"
+
+class VerilatedContext;
+
+// A test: a function that checks through CHECK / CHECK_EQ.
+struct UnitTest {
+    const char *name;
+    void (*fn)();
+};
+std::vector<UnitTest> &unit_registry();
+struct UnitRegistrar {
+    UnitRegistrar(const char *name, void (*fn)()) { unit_registry().push_back(UnitTest{name, fn}); }
+};
+#define UNIT_TEST(name)                                          \
+    static void test_##name();                                   \
+    static UnitRegistrar registrar_##name(#name, test_##name);   \
+    static void test_##name()
+
+// A test stops after this many failed checks of its own: enough to see
+// the pattern, without pages of the same message or a run to its timeout.
+constexpr int kUnitMaxFailures = 20;
+inline bool unit_stop(int failures_before) { return rnic_check_failures() - failures_before >= kUnitMaxFailures; }
+
+// splitmix64: the same sequence on every machine and compiler (the
+// standard library's distributions are not portable, so none is used).
+class Rng {
+public:
+    explicit Rng(uint64_t seed) : s_(seed) {}
+    uint64_t next() {
+        uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint32_t u32() { return static_cast<uint32_t>(next() >> 32); }
+    // Uniform in [lo, hi] (hi - lo far below 2^32: the bias is negligible).
+    uint32_t range(uint32_t lo, uint32_t hi) { return lo + static_cast<uint32_t>(next() % (uint64_t{hi} - lo + 1)); }
+    bool percent(unsigned p) { return next() % 100 < p; }
+    uint8_t byte() { return static_cast<uint8_t>(next() >> 56); }
+
+private:
+    uint64_t s_;
+};
+
+// The seed of the running test: `fallback` (each test has its own fixed
+// one), or RTL_UNIT_SEED from the environment to explore others. Printed,
+// so a failure can be replayed.
+uint64_t unit_seed(uint64_t fallback);
+
+// A Verilator context for one DUT: --x-initial unique starts every register
+// and memory word random, from a seed derived from the test's, so nothing
+// may depend on power-up contents and a run is still reproducible.
+std::unique_ptr<VerilatedContext> unit_context(uint64_t seed);
+
+#endif

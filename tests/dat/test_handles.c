@@ -119,7 +119,7 @@ int main(void)
     memset(&epp, 0, sizeof(epp));
     DAT_CONN_QUAL q;
     DAT_HANDLE h;
-    DAT_CONTEXT ctx;
+    DAT_CONTEXT ctx = {.as_64 = 0};   /* passed by value to dat_set_consumer_context */
     DAT_HANDLE_TYPE ht;
 
     /* IA */

@@ -103,9 +103,17 @@ void BenchDriver::write_wqe(const Qp &q, bool send_ring, uint16_t idx, const uin
     for (int i = 0; i < 16; i++) f_.mem(q.nic).write64(a + 8 * i, w[i]);
 }
 
+void SgList::push_back(const Sge &s) {
+    if (n_ == kSlots) {
+        std::fprintf(stderr, "bench: more than %zu SGEs do not fit in a WQE\n", kSlots);
+        std::abort();
+    }
+    e_[n_++] = s;
+}
+
 namespace {
-void put_sges(uint64_t w[16], const std::vector<Sge> &sg) {
-    for (size_t i = 0; i < sg.size() && i < 6; i++) {
+void put_sges(uint64_t w[16], const SgList &sg) {
+    for (size_t i = 0; i < sg.size(); i++) {
         uint64_t *s = w + 4 + 2 * i;
         RNIC_SET(s, SGE, ADDR, sg[i].addr);
         RNIC_SET(s, SGE, LEN, sg[i].len);
@@ -135,7 +143,7 @@ void BenchDriver::post_raw(Qp &q, const uint64_t w[16], bool ring) {
     if (ring) ring_sq(q);
 }
 
-void BenchDriver::post_recv(Qp &q, const std::vector<Sge> &sg, uint64_t wr_id, bool ring) {
+void BenchDriver::post_recv(Qp &q, const SgList &sg, uint64_t wr_id, bool ring) {
     uint64_t w[16] = {0};
     RNIC_SET(w, WQE, OPCODE, RNIC_OP_RECV);
     RNIC_SET(w, WQE, NUM_SGE, sg.size());

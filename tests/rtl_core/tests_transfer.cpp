@@ -10,7 +10,7 @@
 namespace {
 
 // Expected bytes of a gather list, in order.
-std::vector<uint8_t> gather(Bench &b, int n, const std::vector<Sge> &sg) {
+std::vector<uint8_t> gather(Bench &b, int n, const SgList &sg) {
     std::vector<uint8_t> out;
     for (const Sge &s : sg) {
         std::vector<uint8_t> v = b.read(n, s.addr, s.len);
@@ -20,7 +20,7 @@ std::vector<uint8_t> gather(Bench &b, int n, const std::vector<Sge> &sg) {
 }
 
 // The first `len` bytes scattered over `sg`, read back.
-std::vector<uint8_t> scattered(Bench &b, int n, const std::vector<Sge> &sg, size_t len) {
+std::vector<uint8_t> scattered(Bench &b, int n, const SgList &sg, size_t len) {
     std::vector<uint8_t> out;
     for (const Sge &s : sg) {
         size_t k = std::min<size_t>(s.len, len - out.size());
@@ -149,16 +149,14 @@ BENCH_TEST(multisge) {
     b.fill(a1, 2);
     b.fill(r0, 3);
     b.fill(r1, 4);
-    // Odd addresses and lengths, two regions, a zero-length entry in the middle.
-    std::vector<Sge> src = {Sge{a0.addr + 1, 1, a0.key}, Sge{a1.addr + 100, 4097, a1.key},
-                            Sge{a0.addr + 5000, 0, a0.key}, Sge{a0.addr + 5003, 13, a0.key},
-                            Sge{a1.addr + 9001, 700, a1.key}};
-    src.erase(src.begin() + 2);   // four entries: MAX_SGE
+    // Odd addresses and lengths, two regions, four entries: MAX_SGE.
+    SgList src = {Sge{a0.addr + 1, 1, a0.key}, Sge{a1.addr + 100, 4097, a1.key}, Sge{a0.addr + 5003, 13, a0.key},
+                  Sge{a1.addr + 9001, 700, a1.key}};
     uint32_t total = 1 + 4097 + 13 + 700;
 
     // SEND gathered from four entries, scattered over three receive entries.
-    std::vector<Sge> rsg = {Sge{r0.addr + 3, 2000, r0.key}, Sge{r1.addr + 3000, 1, r1.key},
-                            Sge{r0.addr + 4005, 4000, r0.key}};
+    SgList rsg = {Sge{r0.addr + 3, 2000, r0.key}, Sge{r1.addr + 3000, 1, r1.key},
+                  Sge{r0.addr + 4005, 4000, r0.key}};
     b.d.post_recv(q1, rsg, 77);
     std::vector<uint8_t> want = gather(b, 0, src);
     SendWr wr;
@@ -184,8 +182,8 @@ BENCH_TEST(multisge) {
     CHECK(b.read(1, r1.addr + 10001, total) == want);
 
     // READ from one remote range scattered over four local entries.
-    std::vector<Sge> dsg = {Sge{a0.addr + 12001, 3, a0.key}, Sge{a1.addr + 14003, 5000, a1.key},
-                            Sge{a0.addr + 19990, 7, a0.key}, Sge{a1.addr + 1, 1, a1.key}};
+    SgList dsg = {Sge{a0.addr + 12001, 3, a0.key}, Sge{a1.addr + 14003, 5000, a1.key},
+                  Sge{a0.addr + 19990, 7, a0.key}, Sge{a1.addr + 1, 1, a1.key}};
     uint32_t rtotal = 3 + 5000 + 7 + 1;
     std::vector<uint8_t> rwant = b.read(1, r0.addr + 17, rtotal);
     wr.opcode = RNIC_OP_RDMA_READ;
@@ -343,7 +341,7 @@ void stress_run(uint32_t seed, unsigned stall_pct, unsigned dma_latency, unsigne
     };
     auto split = [&](int n, uint32_t total) {
         unsigned k = 1 + rng() % 4;
-        std::vector<Sge> sg;
+        SgList sg;
         uint32_t left = total;
         for (unsigned i = 0; i < k; i++) {
             uint32_t len = (i + 1 == k) ? left : (left ? static_cast<uint32_t>(rng() % (left + 1)) : 0);
@@ -355,7 +353,7 @@ void stress_run(uint32_t seed, unsigned stall_pct, unsigned dma_latency, unsigne
     struct Op {
         int from;
         unsigned pair, op;
-        std::vector<Sge> local, recv;
+        SgList local, recv;
         uint64_t remote;
         uint32_t len;
         std::vector<uint8_t> data;
@@ -607,7 +605,7 @@ BENCH_TEST(zerolen) {
     b.fill(dst, 2);
     std::vector<uint8_t> before = b.read(dst);
     for (int with_sge = 0; with_sge < 2; with_sge++) {
-        std::vector<Sge> sg;
+        SgList sg;
         if (with_sge) sg = {Sge{src.addr, 0, src.key}};
         b.d.post_recv(q1, sg, 40 + with_sge);
         for (unsigned op : {RNIC_OP_SEND, RNIC_OP_RDMA_WRITE, RNIC_OP_RDMA_READ}) {

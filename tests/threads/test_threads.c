@@ -306,16 +306,18 @@ static void *cno_waiter(void *arg)
     return NULL;
 }
 
-static void t_cno(void)
+/* A connected pair whose send EVD feeds a CNO with `agent`: the main thread
+ * posts CNO_ROUNDS signalled WRITEs, at most 8 outstanding (`slots`), while
+ * `waiter` takes the completions; returns once the waiter has ended. */
+static void cno_run(DAT_OS_WAIT_PROXY_AGENT agent, void *(*waiter)(void *))
 {
     dt_pair_open(&P, NULL, NULL);
     dt_pair_connect(&P);
-    DAT_OS_WAIT_PROXY_AGENT none = {NULL, NULL};
-    DT_MUST(dat_cno_create(P.s[0].ia, none, &cno));
+    DT_MUST(dat_cno_create(P.s[0].ia, agent, &cno));
     DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, cno));
-    sem_init(&slots, 0, 8);   /* at most 8 WRITEs outstanding */
+    sem_init(&slots, 0, 8);
     pthread_t w;
-    pthread_create(&w, NULL, cno_waiter, NULL);
+    pthread_create(&w, NULL, waiter, NULL);
     for (uint64_t i = 0; i < CNO_ROUNDS; i++) {
         sem_wait(&slots);
         DAT_LMR_TRIPLET l = dt_iov(&P.s[0], (i % 8) * 1024, 1024);
@@ -323,9 +325,20 @@ static void t_cno(void)
         DT_MUST(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
     }
     pthread_join(w, NULL);
+}
+
+static void cno_close(void)
+{
     DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, DAT_HANDLE_NULL));
     DT_MUST(dat_cno_free(cno));
     dt_pair_close(&P);
+}
+
+static void t_cno(void)
+{
+    DAT_OS_WAIT_PROXY_AGENT none = {NULL, NULL};
+    cno_run(none, cno_waiter);
+    cno_close();
 }
 
 /* ---------------------------------------------------------- cno_agent */
@@ -397,21 +410,8 @@ static void *agent_waiter(void *arg)
 
 static void t_cno_agent(void)
 {
-    dt_pair_open(&P, NULL, NULL);
-    dt_pair_connect(&P);
     DAT_OS_WAIT_PROXY_AGENT ag = {NULL, dequeue_agent};
-    DT_MUST(dat_cno_create(P.s[0].ia, ag, &cno));
-    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, cno));
-    sem_init(&slots, 0, 8);   /* at most 8 WRITEs outstanding */
-    pthread_t w;
-    pthread_create(&w, NULL, agent_waiter, NULL);
-    for (uint64_t i = 0; i < CNO_ROUNDS; i++) {
-        sem_wait(&slots);
-        DAT_LMR_TRIPLET l = dt_iov(&P.s[0], (i % 8) * 1024, 1024);
-        DAT_RMR_TRIPLET r = dt_remote(&P.s[1], (i % 8) * 1024, 1024);
-        DT_MUST(dat_ep_post_rdma_write(P.s[0].ep, 1, &l, dt_cookie(i), &r, DAT_COMPLETION_DEFAULT_FLAG));
-    }
-    pthread_join(w, NULL);
+    cno_run(ag, agent_waiter);
     CHECK_EQ(agent_seen(), CNO_ROUNDS);
     pthread_mutex_lock(&agent_mu);
     CHECK(agent_calls >= 1);
@@ -420,9 +420,7 @@ static void t_cno_agent(void)
         once += agent_taken[i] == 1;
     CHECK_EQ(once, CNO_ROUNDS);
     pthread_mutex_unlock(&agent_mu);
-    DT_MUST(dat_evd_modify_cno(P.s[0].req_evd, DAT_HANDLE_NULL));
-    DT_MUST(dat_cno_free(cno));
-    dt_pair_close(&P);
+    cno_close();
 }
 
 int main(int argc, char **argv)

@@ -16,35 +16,12 @@
 
 #include "cqe_harness.h"
 #include "rnic_check.h"
+#include "unit_bench.h"
 
 namespace {
 
-struct TestCase {
-    const char *name;
-    void (*fn)();
-};
-std::vector<TestCase> &registry() {
-    static std::vector<TestCase> r;
-    return r;
-}
-struct Registrar {
-    Registrar(const char *name, void (*fn)()) { registry().push_back(TestCase{name, fn}); }
-};
-#define UNIT_TEST(name)                                        \
-    void test_##name();                                        \
-    const Registrar registrar_##name(#name, test_##name);      \
-    void test_##name()
-
-const char *g_test = "";
-
-// The test's fixed seed, or RTL_UNIT_SEED's; printed either way.
-uint32_t seed(uint32_t fixed) {
-    const char *env = std::getenv("RTL_UNIT_SEED");
-    const uint32_t s = env ? static_cast<uint32_t>(std::strtoul(env, nullptr, 0)) : fixed;
-    std::printf("cqe_writer %s: seed %u\n", g_test, s);
-    std::fflush(stdout);   // before any failure the test prints on stderr
-    return s;
-}
+// The test's fixed seed, or RTL_UNIT_SEED's; printed either way (unit_seed).
+uint32_t seed(uint32_t fixed) { return static_cast<uint32_t>(unit_seed(fixed)); }
 
 constexpr unsigned kWords = RNIC_CQE_WORDS;
 constexpr uint64_t kWrittenCycles = 2 + kWords;   // the contract: 2 + beats when written
@@ -546,35 +523,4 @@ UNIT_TEST(random_run) {
     CHECK(s.interrupts > 1000);
     CHECK(s.faults > 100);
     CHECK(s.stall_cycles > 10000);
-}
-
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s TEST... | all | --list\n", argv[0]);
-        return 2;
-    }
-    if (std::strcmp(argv[1], "--list") == 0) {
-        for (const TestCase &t : registry()) std::printf("%s\n", t.name);
-        return 0;
-    }
-    int ran = 0;
-    for (int a = 1; a < argc; a++) {
-        bool found = false;
-        for (const TestCase &t : registry()) {
-            if (std::strcmp(argv[a], "all") != 0 && std::strcmp(argv[a], t.name) != 0)
-                continue;
-            found = true;
-            g_test = t.name;
-            const int before = rnic_check_failures();
-            t.fn();
-            std::printf("%-16s %s\n", t.name, rnic_check_failures() == before ? "ok" : "FAILED");
-            ran++;
-        }
-        if (!found) {
-            std::fprintf(stderr, "unknown test %s\n", argv[a]);
-            return 2;
-        }
-    }
-    std::printf("%d test(s), %d checks, %d failed\n", ran, rnic_check_total(), rnic_check_failures());
-    return rnic_check_failures() ? 1 : 0;
 }

@@ -51,6 +51,24 @@ static void fill_local(struct cm_msg *m, struct dat_ep *ep)
     m->rd_out = (uint8_t)ep->attr.max_rdma_read_out;
 }
 
+/* A REQ or REP: the EP's QP, the connection's starting PSN, what the EP
+ * offers and the consumer's private data. */
+static void send_setup(struct cm_conn *c, enum cm_type type, DAT_CONN_QUAL qual, struct dat_ep *ep, DAT_COUNT pdata_len,
+                       const void *pdata)
+{
+    struct cm_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = type;
+    m.conn_qual = qual;
+    m.qpn = ep->qpn;
+    m.psn = c->my_psn;
+    fill_local(&m, ep);
+    m.pdata_len = (uint16_t)pdata_len;
+    if (pdata_len > 0)
+        memcpy(m.pdata, pdata, (size_t)pdata_len);
+    cm_conn_send(c, &m);
+}
+
 static uint8_t min_rd(int out, int peer_in)
 {
     int v = out < peer_in ? out : peer_in;
@@ -112,17 +130,7 @@ DAT_RETURN dat_cm_connect(struct dat_ep *ep, const struct sockaddr_in *addr, DAT
     ep->local_port = ntohs(c->laddr.sin_port);
     if (timeout != DAT_TIMEOUT_INFINITE)
         cm_timer_start(c, ia->dev, dat_now(ia->dev) + (uint64_t)timeout * dat_cycles_per_us());
-    struct cm_msg m;
-    memset(&m, 0, sizeof(m));
-    m.type = CM_REQ;
-    m.conn_qual = qual;
-    m.qpn = ep->qpn;
-    m.psn = c->my_psn;
-    fill_local(&m, ep);
-    m.pdata_len = (uint16_t)pdata_len;
-    if (pdata_len > 0)
-        memcpy(m.pdata, pdata, (size_t)pdata_len);
-    cm_conn_send(c, &m);
+    send_setup(c, CM_REQ, qual, ep, pdata_len, pdata);
     return DAT_SUCCESS;
 }
 
@@ -157,17 +165,7 @@ DAT_RETURN dat_cm_accept(struct dat_cr *cr, struct dat_ep *ep, DAT_COUNT pdata_l
     c->ep = ep;
     c->phase = PH_WAIT_RTU;
     ep->conn = c;
-    struct cm_msg m;
-    memset(&m, 0, sizeof(m));
-    m.type = CM_REP;
-    m.conn_qual = cr->conn_qual;
-    m.qpn = ep->qpn;
-    m.psn = c->my_psn;
-    fill_local(&m, ep);
-    m.pdata_len = (uint16_t)pdata_len;
-    if (pdata_len > 0)
-        memcpy(m.pdata, pdata, (size_t)pdata_len);
-    cm_conn_send(c, &m);
+    send_setup(c, CM_REP, cr->conn_qual, ep, pdata_len, pdata);
     return DAT_SUCCESS;
 }
 

@@ -220,7 +220,7 @@ module rnic_engine #(
   typedef enum logic [5:0] {
     S_IDLE, S_FETCH_REQ, S_FETCH_DATA,
     S_SQ_DECODE, S_SQ_NOP, S_SQ_CHECK, S_SQ_CHECK_WAIT, S_SQ_GO, S_SQ_PKT, S_SQ_PKT_DONE,
-    S_TX_START, S_TX_HDR, S_TX_PIECE, S_TX_DATA, S_TX_PAD,
+    S_TX,
     S_RX_PARSE, S_RX_RKEY_FIRE, S_RX_RKEY_WAIT, S_RX_SEND_WQE, S_RX_SEND_CHECK, S_RX_SEND_CHECK_WAIT,
     S_RX_SEND_PLACE, S_RX_RRESP_WQE, S_RX_SCATTER, S_RX_WAIT_WR, S_RX_AFTER,
     S_RD_RESP_PKT, S_RD_RESP_DONE, S_ACK_SEND, S_ACK_DONE,
@@ -243,13 +243,9 @@ module rnic_engine #(
   logic           wq_held, wq_held_recv, fetch_recv;
   logic [QW-1:0]  wq_held_qp, fetch_qp;
   logic [15:0]    wq_held_idx, fetch_idx;
-  logic [63:0]    seg_addr [S];
-  logic [31:0]    seg_len [S];
-  logic [2:0]     seg_n, seg_i, chk_i;
-  logic [31:0]    seg_off;
-  logic [31:0]    bytes_left, piece_left, burst_left, scat_left, total;
+  logic [2:0]     chk_i;
+  logic [31:0]    bytes_left, scat_left, total;
   logic [15:0]    pkt_i;
-  logic           poison;
   // Header fields of the frame being sent.
   rnic_pkg::bth_t  tx_opcode;
   rnic_pkg::aeth_t tx_syndrome;
@@ -259,7 +255,6 @@ module rnic_engine #(
   logic [63:0]    tx_va;
   logic [31:0]    tx_rkey, tx_rlen;
   logic [15:0]    tx_plen;
-  logic [3:0]     hdr_i;
   // Received frame.
   logic [15:0]    rx_src_off, rx_src_left;
   logic           wr_fault;
@@ -306,15 +301,34 @@ module rnic_engine #(
   assign old_cur = {cur, q_done[cur][DW-1:0]};
   logic [QW+DW-1:0] wslot;           // slot of the WQE being sent
 
-  logic [8*72-1:0] hb;
-  logic [6:0]      hb_len;
-  logic [15:0]     hb_frame_len;
-  rnic_hdr_build u_build (
-    .src_mac(mac), .dst_mac(q_rmac[cur]), .src_ip(ipv4), .dst_ip(q_rip[cur]),
-    .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .opcode(tx_opcode), .solicited(tx_se), .pad(tx_pad),
-    .dest_qp(q_rqpn[cur]), .ack_req(tx_ackreq), .psn(tx_psn), .ext(tx_ext), .reth_va(tx_va),
-    .reth_rkey(tx_rkey), .reth_len(tx_rlen), .aeth_syndrome(tx_syndrome), .aeth_msn(q_msn[cur]),
-    .payload_len(tx_plen), .hdr(hb), .hdr_len(hb_len), .frame_len(hb_frame_len));
+  // Transmit: in S_TX the gather sends the frame tx_* describes, its
+  // payload from the cursor; it answers done in the cycle the engine moves
+  // on to ret_st.
+  logic        tx_started, tx_done, tx_poison, tx_idle;
+  logic        tx_seg_next, tx_seg_take;
+  logic [31:0] tx_seg_take_n;
+  logic        tx_rd_req_valid, tx_rd_rsp_ready;
+  logic [63:0] tx_rd_req_addr;
+  logic [12:0] tx_rd_req_len;
+  logic        tx_fault;
+  logic [31:0] tx_fault_addr;
+  logic        sg_more;
+  logic [31:0] seg_rem;
+  logic [63:0] sg_addr, sg_base;
+  rnic_tx_gather u_gather (
+    .clk, .rst_n, .start(st == S_TX), .started(tx_started), .done(tx_done), .poison(tx_poison), .idle(tx_idle),
+    .src_mac(mac), .src_ip(ipv4), .dst_mac(q_rmac[cur]), .dst_ip(q_rip[cur]),
+    .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .dest_qp(q_rqpn[cur]),
+    .opcode(tx_opcode), .solicited(tx_se), .pad(tx_pad), .ack_req(tx_ackreq), .psn(tx_psn), .ext(tx_ext),
+    .reth_va(tx_va), .reth_rkey(tx_rkey), .reth_len(tx_rlen), .aeth_syndrome(tx_syndrome), .aeth_msn(q_msn[cur]),
+    .plen(tx_plen),
+    .seg_more(sg_more), .seg_rem, .seg_addr(sg_addr), .seg_base(sg_base),
+    .seg_next(tx_seg_next), .seg_take(tx_seg_take), .seg_take_n(tx_seg_take_n),
+    .rd_req_valid(tx_rd_req_valid), .rd_req_ready(dma_rd_req_ready), .rd_req_addr(tx_rd_req_addr),
+    .rd_req_len(tx_rd_req_len), .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_ready(tx_rd_rsp_ready),
+    .rd_rsp_data(dma_rd_rsp_data), .rd_rsp_last(dma_rd_rsp_last), .rd_rsp_err(dma_rd_rsp_err),
+    .fault(tx_fault), .fault_addr(tx_fault_addr),
+    .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
 
   // Receive-side byte queue: received payload -> packed DMA write beats.
   logic [63:0] rq_head;
@@ -370,7 +384,6 @@ module rnic_engine #(
   logic        sq_ready [NUM_QP];
   logic        bind_due [NUM_QP];     // the oldest WQE in flight is a BIND: commit it
   logic        has_flush [NUM_QP];
-  logic [31:0] seg_rem;
   logic [2:0]  wq_nsge;
   always_comb begin
     sq_idx       = q_sq_ci[cur];
@@ -389,7 +402,6 @@ module rnic_engine #(
       has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
                      (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
     end
-    seg_rem = (seg_i < seg_n) ? seg_len[seg_i[SIW-1:0]] - seg_off : 32'd0;
     wq_nsge = (wqe.num_sge > 8'(S)) ? 3'(S) : 3'(wqe.num_sge);
   end
 
@@ -469,8 +481,8 @@ module rnic_engine #(
   // both come in one cycle, the state machine's address is reported.
   logic        fsm_dma_fault;
   logic [31:0] fsm_dma_addr;
-  assign ev_dma_fault = fsm_dma_fault || cqe_fault;
-  assign ev_dma_addr  = fsm_dma_fault ? fsm_dma_addr : cqe_fault_addr;
+  assign ev_dma_fault = fsm_dma_fault || tx_fault || cqe_fault;
+  assign ev_dma_addr  = fsm_dma_fault ? fsm_dma_addr : tx_fault ? tx_fault_addr : cqe_fault_addr;
 
   always_comb begin
     sink_n = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
@@ -504,59 +516,14 @@ module rnic_engine #(
     unique case (st)
       S_FETCH_REQ: dma_rd_req_valid = 1'b1;
       S_FETCH_DATA: dma_rd_rsp_ready = 1'b1;
-      S_TX_PIECE: begin
-        dma_rd_req_valid = piece_left != 32'd0 && seg_rem != 32'd0;
-        dma_rd_req_addr  = seg_addr[seg_i[SIW-1:0]] + 64'(seg_off);
-        dma_rd_req_len   = 13'(min32(min32(piece_left, seg_rem), MTU));
+      S_TX: begin
+        dma_rd_req_valid = tx_rd_req_valid;
+        dma_rd_req_addr  = tx_rd_req_addr;
+        dma_rd_req_len   = tx_rd_req_len;
+        dma_rd_rsp_ready = tx_rd_rsp_ready;
       end
-      S_TX_DATA: dma_rd_rsp_ready = !rs_valid || fr_push_ok;
       default: ;
     endcase
-  end
-
-  // Payload beats pass through one register on their way from the DMA read
-  // channel to the framer: the framer's ICRC and byte queue then depend on
-  // flip-flops, not on the bus (the simulator evaluates input-dependent
-  // logic on every evaluation). Ready stays high while the register drains,
-  // so the stream keeps its full rate.
-  logic        rs_valid, rs_last, rs_err;
-  logic [63:0] rs_data;
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      rs_valid <= 1'b0;
-      rs_last  <= 1'b0;
-      rs_err   <= 1'b0;
-      rs_data  <= '0;
-    end else if (st == S_TX_DATA) begin
-      if (dma_rd_rsp_valid && dma_rd_rsp_ready) begin
-        rs_valid <= 1'b1;
-        rs_last  <= dma_rd_rsp_last;
-        rs_err   <= dma_rd_rsp_err;
-        rs_data  <= dma_rd_rsp_data;
-      end else if (fr_push_ok) begin
-        rs_valid <= 1'b0;
-      end
-    end
-  end
-
-  // Framer pushes: header words, payload beats, pad.
-  always_comb begin
-    fr_push_data = 64'd0;
-    fr_push_n    = 4'd0;
-    unique case (st)
-      S_TX_HDR: if (fr_push_ok) begin
-        fr_push_data = hb[64*hdr_i +: 64];
-        fr_push_n    = 4'(min32(32'd8, 32'(hb_len) - 32'({hdr_i, 3'b000})));
-      end
-      S_TX_DATA: if (fr_push_ok && rs_valid) begin
-        fr_push_data = rs_data;
-        fr_push_n    = 4'(min32(32'd8, burst_left));
-      end
-      S_TX_PAD: if (fr_push_ok) fr_push_n = 4'(tx_pad);
-      default: ;
-    endcase
-    fr_len = hb_frame_len;
-    fr_poison = poison;
   end
 
   // A BIND: the bind unit checks its window and region on the local check
@@ -650,6 +617,57 @@ module rnic_engine #(
     end
   end
 
+  // The scatter/gather cursor: loaded from the WQE in wq (a SEND or
+  // WRITE to gather, a RECV or READ to scatter into, at the byte where this
+  // packet starts) or with the one range a received frame names; the
+  // gather and the scatter move it. No job leaves anything in it for a
+  // later job, so the states below load it whenever they might need it.
+  logic            sg_load, sg_single, sg_next, sg_take;
+  logic [31:0]     sg_load_pos, sg_single_len, sg_take_n;
+  logic [63:0]     sg_single_addr;
+  logic [64*S-1:0] sg_load_addr;
+  logic [32*S-1:0] sg_load_len;
+  logic            sc_next, sc_take;
+  logic [31:0]     sc_piece;
+  always_comb begin
+    for (int unsigned i = 0; i < S; i++) begin
+      sg_load_addr[64*i +: 64] = wq_sge_addr[i];
+      sg_load_len[32*i +: 32]  = wq_sge_len[i];
+    end
+    sg_load        = 1'b0;
+    sg_load_pos    = 32'd0;
+    sg_single      = 1'b0;
+    sg_single_addr = p_va;
+    sg_single_len  = 32'(p_plen);
+    unique case (st)
+      S_SQ_GO:         sg_load = 1'b1;
+      S_RX_SEND_PLACE: begin sg_load = 1'b1; sg_load_pos = q_rcv_got[cur]; end
+      S_RX_RRESP_WQE:  begin sg_load = 1'b1; sg_load_pos = q_out_got[cur]; end
+      // A WRITE MIDDLE or LAST without payload: nothing to place.
+      S_RX_PARSE:      begin sg_single = 1'b1; sg_single_addr = q_wr_va[pq]; sg_single_len = 32'd0; end
+      // Granted: the READ's range, or this WRITE packet's (at the cursor
+      // the message's FIRST set, for a MIDDLE or LAST).
+      S_RX_RKEY_WAIT: begin
+        sg_single = rchk_rsp_valid;
+        if (rx_is_read_req) sg_single_len = p_rlen;
+        else if (rx_cont)   sg_single_addr = q_wr_va[cur];
+      end
+      default: ;
+    endcase
+    // The scatter's steps (S_RX_SCATTER, between two DMA write bursts).
+    sc_piece  = min32(min32(scat_left, seg_rem), MTU);
+    sc_next   = st == S_RX_SCATTER && !sink_active && scat_left != 32'd0 && sg_more && seg_rem == 32'd0;
+    sc_take   = st == S_RX_SCATTER && !sink_active && scat_left != 32'd0 && seg_rem != 32'd0;
+    sg_next   = tx_seg_next || sc_next;
+    sg_take   = tx_seg_take || sc_take;
+    sg_take_n = tx_seg_take ? tx_seg_take_n : sc_piece;
+  end
+  rnic_sg_cursor u_cursor (
+    .clk, .rst_n, .load(sg_load), .load_n(wq_nsge), .load_addr(sg_load_addr), .load_len(sg_load_len),
+    .load_pos(sg_load_pos), .single(sg_single), .single_addr(sg_single_addr), .single_len(sg_single_len),
+    .next(sg_next), .take(sg_take), .take_n(sg_take_n),
+    .more(sg_more), .rem(seg_rem), .addr(sg_addr), .seg_base(sg_base));
+
   // READs of cur in flight, against the QP's limit (QP_FLAGS.MAX_RD, 0 = 1).
   logic [DW:0] rd_inflight, rd_limit;
   logic [rnic_pkg::QP_FLAGS_MAX_RD_W-1:0] max_rd;
@@ -680,30 +698,6 @@ module rnic_engine #(
     endcase
   endfunction
 
-  // Loads the segment list from the WQE in wq and sets the cursor to byte `pos`.
-  task automatic load_segs(input logic [31:0] pos);
-    logic [31:0] p;
-    logic        found;
-    p = pos;
-    found = 1'b0;
-    seg_n <= wq_nsge;
-    seg_i <= wq_nsge;
-    seg_off <= 32'd0;
-    for (int unsigned i = 0; i < S; i++) begin
-      seg_addr[i] <= wq_sge_addr[i];
-      seg_len[i]  <= wq_sge_len[i];
-      if (!found && 3'(i) < wq_nsge) begin
-        if (p < wq_sge_len[i]) begin
-          found = 1'b1;
-          seg_i <= 3'(i);
-          seg_off <= p;
-        end else begin
-          p = p - wq_sge_len[i];
-        end
-      end
-    end
-  endtask
-
   // A WQE that fails a local check completes with `status`. While WQEs of
   // its QP are in flight it is held like a fenced WQE, so its error
   // completion comes after theirs, in order.
@@ -728,17 +722,6 @@ module rnic_engine #(
     st <= S_CQE;
   endtask
 
-  task automatic single_seg(input logic [63:0] addr, input logic [31:0] len);
-    seg_n <= 3'd1;
-    seg_i <= 3'd0;
-    seg_off <= 32'd0;
-    seg_addr[0] <= addr;
-    seg_len[0] <= len;
-    for (int unsigned i = 1; i < S; i++) begin
-      seg_addr[i] <= 64'd0;
-      seg_len[i] <= 32'd0;
-    end
-  endtask
 
   // Idle -----------------------------------------------------------------
   // Everything that moves without a new input: a job (st != S_IDLE, and
@@ -759,7 +742,7 @@ module rnic_engine #(
     pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
                 fsm_ev_valid || db_ev_valid || fr_start || rxb_release;
     idle      = st == S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !dma_wr_valid &&
-                !trace_valid && !rs_valid && rq_count == '0;
+                !trace_valid && tx_idle && rq_count == '0;
   end
 
   // Sequential -----------------------------------------------------------
@@ -770,7 +753,6 @@ module rnic_engine #(
     ev_rx_drop      <= 1'b0;
     fsm_ev_valid     <= 1'b0;
     db_ev_valid     <= 1'b0;
-    fr_start        <= 1'b0;
     rxb_release     <= 1'b0;
     if (!rst_n) begin
       st <= S_IDLE;
@@ -782,7 +764,6 @@ module rnic_engine #(
       wr_fault <= 1'b0;
       sink_active <= 1'b0;
       rx_held <= 1'b0;
-      poison <= 1'b0;
       wq_held <= 1'b0;
       fsm_dma_addr <= '0;
       ev_queue <= '0;
@@ -1023,13 +1004,11 @@ module rnic_engine #(
           total <= wq_total[31:0];
           bytes_left <= wq_total[31:0];
           pkt_i <= '0;
-          poison <= 1'b0;
           q_sq_ci[cur] <= sq_idx + 16'd1;
           wslot <= {cur, sq_idx[DW-1:0]};
           o_op[{cur, sq_idx[DW-1:0]}] <= wqe.opcode;
           o_len[{cur, sq_idx[DW-1:0]}] <= wq_total[31:0];
           o_first[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur];
-          load_segs(32'd0);
           if (wqe.opcode == rnic_pkg::OP_RDMA_READ) begin
             // One request; the responder answers with ceil(len/MTU) packets (at least one).
             tx_opcode <= rnic_pkg::BTH_READ_REQUEST; tx_ext <= rnic_pkg::HDR_EXT_RETH;
@@ -1040,7 +1019,7 @@ module rnic_engine #(
             o_last[{cur, sq_idx[DW-1:0]}] <= q_sq_psn[cur] + rd_pkts - 24'd1;
             bytes_left <= 32'd0;
             ret_st <= S_SQ_PKT_DONE;
-            st <= S_TX_START;
+            st <= S_TX;
           end else begin
             st <= S_SQ_PKT;
           end
@@ -1066,13 +1045,13 @@ module rnic_engine #(
           if (last) o_last[wslot] <= q_sq_psn[cur];
           tx_va <= wqe.remote_addr; tx_rkey <= wqe.rkey; tx_rlen <= total;
           tx_plen <= plen;
-          piece_left <= 32'd0;
+          bytes_left <= bytes_left - 32'(plen);
           ret_st <= S_SQ_PKT_DONE;
-          st <= S_TX_START;
+          st <= S_TX;
         end
         S_SQ_PKT_DONE: begin
           pkt_i <= pkt_i + 16'd1;
-          if (poison) begin
+          if (tx_poison) begin
             // The payload could not be read: the frame left poisoned (the
             // peer drops it), and the WQE fails here instead of waiting for
             // an ACK that will never come.
@@ -1094,63 +1073,14 @@ module rnic_engine #(
         end
 
         // ------------------------------------------------------- transmit
-        // Sends the frame described by tx_*: header, tx_plen payload bytes
-        // gathered from the segment list at the cursor, pad. Returns to ret_st.
-        S_TX_START: if (!fr_busy) begin
-          fr_start <= 1'b1;
-          hdr_i <= 4'd0;
-          piece_left <= 32'd0;
-          // Poison belongs to one frame: the caller's *_DONE state has
-          // already acted on the previous one (an ACK or NAK after a faulted
-          // payload must leave intact).
-          poison <= 1'b0;
-          st <= S_TX_HDR;
-          if (pkt_i == 16'd0 && ret_st == S_SQ_PKT_DONE) begin
+        // The gather sends the frame tx_* describes (payload from the
+        // cursor), then the job goes on at ret_st.
+        S_TX: begin
+          if (tx_started && pkt_i == 16'd0 && ret_st == S_SQ_PKT_DONE) begin
             fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_PKT_FIRST;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx - 16'd1};
           end
-        end
-        S_TX_HDR: if (fr_push_ok) begin
-          hdr_i <= hdr_i + 4'd1;
-          if (32'({hdr_i, 3'b000}) + 32'd8 >= 32'(hb_len)) begin
-            piece_left <= 32'(tx_plen);  // bytes of this packet still to gather
-            st <= (tx_plen == 16'd0) ? S_TX_PAD : S_TX_PIECE;
-          end
-        end
-        S_TX_PIECE: begin
-          // piece_left holds the bytes of this packet still to gather.
-          if (piece_left == 32'd0) begin
-            st <= S_TX_PAD;
-          end else if (seg_rem == 32'd0) begin
-            if (seg_i < seg_n) begin
-              seg_i <= seg_i + 3'd1;
-              seg_off <= 32'd0;
-            end else begin
-              // The segment list ran dry: cannot happen for a checked WQE.
-              poison <= 1'b1;
-              st <= S_TX_PAD;
-            end
-          end else if (dma_rd_req_ready) begin
-            logic [31:0] piece;
-            piece = min32(min32(piece_left, seg_rem), MTU);
-            seg_off <= seg_off + piece;
-            bytes_left <= bytes_left - piece;
-            piece_left <= piece_left - piece;
-            burst_left <= piece;
-            st <= S_TX_DATA;
-          end
-        end
-        S_TX_DATA: if (rs_valid && fr_push_ok) begin
-          burst_left <= burst_left - 32'(fr_push_n);
-          if (rs_err) begin
-            poison <= 1'b1;
-            fsm_dma_fault <= 1'b1;
-            fsm_dma_addr <= seg_addr[seg_i[SIW-1:0]][31:0];
-          end
-          if (rs_last) st <= S_TX_PIECE;
-        end
-        S_TX_PAD: begin
-          if (tx_pad == 2'd0 || fr_push_ok) st <= ret_st;
+          if (tx_done) st <= ret_st;
         end
 
         // -------------------------------------------------------- receive
@@ -1241,8 +1171,7 @@ module rnic_engine #(
                 tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                 st <= S_ACK_SEND;
               end else if (p_plen == 16'd0) begin
-                single_seg(q_wr_va[pq], 32'd0);   // nothing to place, nothing to check
-                st <= S_RX_SCATTER;
+                st <= S_RX_SCATTER;   // nothing to place, nothing to check
                 sink_active <= 1'b0;
               end else begin
                 st <= S_RX_RKEY_FIRE;
@@ -1294,16 +1223,13 @@ module rnic_engine #(
             end else if (rx_is_read_req) begin
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
-              single_seg(p_va, p_rlen);
               bytes_left <= p_rlen;
               total <= p_rlen;
               pkt_i <= '0;
-              poison <= 1'b0;
               tx_psn <= p_psn;
               st <= S_RD_RESP_PKT;
             end else if (rx_cont) begin
               // MIDDLE or LAST, its length checked at parse.
-              single_seg(q_wr_va[cur], 32'(p_plen));
               q_wr_va[cur] <= q_wr_va[cur] + 64'(p_plen);
               q_wr_left[cur] <= q_wr_left[cur] - 32'(p_plen);
               sink_active <= 1'b0;
@@ -1312,7 +1238,6 @@ module rnic_engine #(
               tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
               st <= S_ACK_SEND;
             end else begin
-              single_seg(p_va, 32'(p_plen));
               q_wr_va[cur] <= p_va + 64'(p_plen);
               q_wr_left[cur] <= p_rlen - 32'(p_plen);
               q_wr_rkey[cur] <= p_rkey;
@@ -1364,7 +1289,6 @@ module rnic_engine #(
         end
         S_RX_SEND_PLACE: begin
           q_snd_open[cur] <= !rx_last;
-          load_segs(q_rcv_got[cur]);
           q_rcv_got[cur] <= q_rcv_got[cur] + 32'(p_plen);
           sink_active <= 1'b0;
           st <= S_RX_SCATTER;
@@ -1385,7 +1309,6 @@ module rnic_engine #(
             after_cqe <= S_ERROR_QP;
             st <= S_CQE;
           end else begin
-            load_segs(q_out_got[cur]);
             q_out_got[cur] <= q_out_got[cur] + 32'(p_plen);
             sink_active <= 1'b0;
             st <= S_RX_SCATTER;
@@ -1401,23 +1324,17 @@ module rnic_engine #(
           if (!sink_active) begin
             if (scat_left == 32'd0) begin
               st <= S_RX_WAIT_WR;
-            end else if (seg_i >= seg_n) begin
+            end else if (!sg_more) begin
               // More payload than destination: the length checks make this
               // unreachable; fail the message rather than hang.
               wr_fault <= 1'b1;
               st <= S_RX_WAIT_WR;
-            end else if (seg_rem == 32'd0) begin
-              seg_i <= seg_i + 3'd1;
-              seg_off <= 32'd0;
-            end else begin
-              logic [31:0] piece;
-              piece = min32(min32(scat_left, seg_rem), MTU);
+            end else if (sc_take) begin
               sink_active <= 1'b1;
-              sink_addr <= seg_addr[seg_i[SIW-1:0]] + 64'(seg_off);
-              sink_len <= 13'(piece);
-              sink_beat_left <= 13'(piece);
-              seg_off <= seg_off + piece;
-              scat_left <= scat_left - piece;
+              sink_addr <= sg_addr;
+              sink_len <= 13'(sc_piece);
+              sink_beat_left <= 13'(sc_piece);
+              scat_left <= scat_left - sc_piece;
             end
           end else if (w_valid && w_ready) begin
             sink_beat_left <= sink_beat_left - 13'(sink_n);
@@ -1500,13 +1417,14 @@ module rnic_engine #(
           tx_ackreq <= 1'b0; tx_se <= 1'b0;
           tx_pad <= 2'd0 - plen[1:0];
           tx_plen <= plen;
+          bytes_left <= bytes_left - 32'(plen);
           ret_st <= S_RD_RESP_DONE;
-          st <= S_TX_START;
+          st <= S_TX;
         end
         S_RD_RESP_DONE: begin
           pkt_i <= pkt_i + 16'd1;
           tx_psn <= tx_psn + 24'd1;
-          if (poison) begin
+          if (tx_poison) begin
             // The response left poisoned (dropped by the requester); tell the
             // requester why with a NAK so its READ fails instead of waiting:
             // the memory it reads was refused, a remote access error.
@@ -1531,7 +1449,6 @@ module rnic_engine #(
           tx_plen <= 16'd0;
           // ACK: the PSN of the packet that asked for it; NAK: the PSN expected.
           tx_psn <= (tx_syndrome == rnic_pkg::AETH_ACK) ? l_psn : q_rq_psn[cur];
-          piece_left <= 32'd0;
           bytes_left <= 32'd0;
           pkt_i <= 16'd1;
           if (rx_held) begin
@@ -1539,7 +1456,7 @@ module rnic_engine #(
             rx_held <= 1'b0;
           end
           ret_st <= S_ACK_DONE;
-          st <= S_TX_START;
+          st <= S_TX;
           if (tx_syndrome != rnic_pkg::AETH_ACK) begin
             fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_NAK_SENT;
             fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 24'd0, tx_syndrome};
@@ -1664,7 +1581,7 @@ module rnic_engine #(
         a_bind_fence_fetch: assert (!q_bind_wait[cur]) else $error("WQE fetched behind an uncommitted BIND");
       if (st == S_SQ_GO)
         a_bind_fence_go: assert (!q_bind_wait[cur]) else $error("WQE started behind an uncommitted BIND");
-      if (st == S_TX_START && !fr_busy && ret_st == S_SQ_PKT_DONE)
+      if (st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE)
         a_bind_fence_pkt: assert (!q_bind_wait[cur]) else $error("request packet sent behind an uncommitted BIND");
     end
   end
@@ -1723,7 +1640,7 @@ module rnic_engine #(
       for (int unsigned i = 0; i < NUM_QP; i++) sva_psn_known[i] <= 1'b0;
     end else begin
       if (qp_cmd_valid) sva_psn_known[qp_sel] <= 1'b0;
-      if (st == S_TX_START && !fr_busy && ret_st == S_SQ_PKT_DONE) begin
+      if (st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE) begin
         if (sva_psn_known[cur]) assert (tx_psn == sva_next_psn[cur]) else $error("request PSN out of sequence");
         sva_next_psn[cur]  <= tx_psn + ((tx_opcode == rnic_pkg::BTH_READ_REQUEST) ? rd_pkts : 24'd1);
         sva_psn_known[cur] <= 1'b1;

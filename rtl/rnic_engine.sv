@@ -244,7 +244,7 @@ module rnic_engine #(
   logic [QW-1:0]  wq_held_qp, fetch_qp;
   logic [15:0]    wq_held_idx, fetch_idx;
   logic [2:0]     chk_i;
-  logic [31:0]    bytes_left, scat_left, total;
+  logic [31:0]    bytes_left, total;
   logic [15:0]    pkt_i;
   // Header fields of the frame being sent.
   rnic_pkg::bth_t  tx_opcode;
@@ -256,7 +256,6 @@ module rnic_engine #(
   logic [31:0]    tx_rkey, tx_rlen;
   logic [15:0]    tx_plen;
   // Received frame.
-  logic [15:0]    rx_src_off, rx_src_left;
   logic           wr_fault;
   logic           rx_held;             // the receive buffer's frame is still ours
   logic [7:0]     l_op;                // fields of that frame kept past its release
@@ -329,15 +328,6 @@ module rnic_engine #(
     .rd_rsp_data(dma_rd_rsp_data), .rd_rsp_last(dma_rd_rsp_last), .rd_rsp_err(dma_rd_rsp_err),
     .fault(tx_fault), .fault_addr(tx_fault_addr),
     .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
-
-  // Receive-side byte queue: received payload -> packed DMA write beats.
-  logic [63:0] rq_head;
-  logic [5:0]  rq_count, rq_space;
-  logic [3:0]  rq_push_n, rq_pop_n;
-  logic [63:0] rq_push_data;
-  rnic_byte_queue #(.W(W)) u_rxq (
-    .clk, .rst_n, .clear(1'b0), .push_data(rq_push_data), .push_n(rq_push_n),
-    .pop_n(rq_pop_n), .head(rq_head), .count(rq_count), .space(rq_space));
 
   // Helpers ------------------------------------------------------------
   function automatic logic [31:0] min32(input logic [31:0] x, input logic [31:0] y);
@@ -421,23 +411,6 @@ module rnic_engine #(
     end
   end
 
-  // Scatter source: receive buffer words -> byte queue.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [15:0] src_word;   // only the bits that address the buffer matter
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [2:0]  src_skip;
-  logic [3:0]  src_n;
-  logic        src_go;
-  always_comb begin
-    src_word    = rx_src_off >> 3;
-    src_skip    = rx_src_off[2:0];
-    rxb_rd_addr = src_word[$clog2(RXD)-1:0];
-    src_n       = 4'(min32(32'd8 - 32'(src_skip), 32'(rx_src_left)));
-    src_go      = st == S_RX_SCATTER && rx_src_left != 16'd0 && rq_space >= 6'd8;
-    rq_push_data = rxb_rd_data >> (8 * src_skip);
-    rq_push_n    = src_go ? src_n : 4'd0;
-  end
-
   // DMA writes (payload pieces and CQEs) leave through a two-entry FIFO, so
   // the byte queue and counters behind it never depend on dma_wr_ready.
   // The tag says what a burst is, so its completion can be acted on: bit 7
@@ -452,11 +425,20 @@ module rnic_engine #(
     .out_valid(dma_wr_valid), .out_ready(dma_wr_ready),
     .out_data({dma_wr_addr, dma_wr_len, dma_wr_tag, dma_wr_data, dma_wr_last}));
 
-  // Scatter sink: byte queue -> DMA write bursts, one per destination piece.
-  logic        sink_active;
-  logic [63:0] sink_addr;
-  logic [12:0] sink_len, sink_beat_left;
-  logic [3:0]  sink_n;
+  // Receive scatter: in S_RX_SCATTER it places the frame's payload (loaded
+  // at parse) over the cursor's segments.
+  logic        sc_done, sc_overrun, sc_idle;
+  logic        sc_next, sc_take;
+  logic [31:0] sc_take_n;
+  logic        sc_w_valid, sc_w_last;
+  logic [63:0] sc_w_addr, sc_w_data;
+  logic [12:0] sc_w_len;
+  rnic_rx_scatter #(.W(W), .RXD(RXD)) u_scatter (
+    .clk, .rst_n, .load(st == S_RX_PARSE), .load_off(p_off), .load_len(p_plen), .start(st == S_RX_SCATTER),
+    .done(sc_done), .overrun(sc_overrun), .idle(sc_idle), .rxb_rd_addr, .rxb_rd_data,
+    .seg_more(sg_more), .seg_rem, .seg_addr(sg_addr), .seg_next(sc_next), .seg_take(sc_take),
+    .seg_take_n(sc_take_n), .w_valid(sc_w_valid), .w_ready, .w_addr(sc_w_addr), .w_len(sc_w_len),
+    .w_data(sc_w_data), .w_last(sc_w_last));
   // Completions: the CQE writer owns the CQs; in S_CQE the engine hands it
   // the completion in cqe_* and waits for cqe_done.
   logic        cqe_done, cqe_overflow, cqe_last_beat, cq_db_ok;
@@ -485,18 +467,13 @@ module rnic_engine #(
   assign ev_dma_addr  = fsm_dma_fault ? fsm_dma_addr : tx_fault ? tx_fault_addr : cqe_fault_addr;
 
   always_comb begin
-    sink_n = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
-    w_valid = 1'b0;
-    w_addr  = sink_addr;
-    w_len   = sink_len;
+    w_valid = sc_w_valid;
+    w_addr  = sc_w_addr;
+    w_len   = sc_w_len;
     w_tag   = 8'd0;
-    w_data  = rq_head;
-    w_last  = sink_beat_left <= 13'd8;
-    rq_pop_n     = 4'd0;
-    if (st == S_RX_SCATTER && sink_active && rq_count >= 6'(sink_n)) begin
-      w_valid = 1'b1;
-      rq_pop_n     = w_ready ? sink_n : 4'd0;
-    end else if (cqe_w_valid) begin
+    w_data  = sc_w_data;
+    w_last  = sc_w_last;
+    if (!sc_w_valid && cqe_w_valid) begin
       w_valid = 1'b1;
       w_addr  = cqe_w_addr;
       w_len   = cqe_w_len;
@@ -627,8 +604,6 @@ module rnic_engine #(
   logic [63:0]     sg_single_addr;
   logic [64*S-1:0] sg_load_addr;
   logic [32*S-1:0] sg_load_len;
-  logic            sc_next, sc_take;
-  logic [31:0]     sc_piece;
   always_comb begin
     for (int unsigned i = 0; i < S; i++) begin
       sg_load_addr[64*i +: 64] = wq_sge_addr[i];
@@ -654,13 +629,9 @@ module rnic_engine #(
       end
       default: ;
     endcase
-    // The scatter's steps (S_RX_SCATTER, between two DMA write bursts).
-    sc_piece  = min32(min32(scat_left, seg_rem), MTU);
-    sc_next   = st == S_RX_SCATTER && !sink_active && scat_left != 32'd0 && sg_more && seg_rem == 32'd0;
-    sc_take   = st == S_RX_SCATTER && !sink_active && scat_left != 32'd0 && seg_rem != 32'd0;
     sg_next   = tx_seg_next || sc_next;
     sg_take   = tx_seg_take || sc_take;
-    sg_take_n = tx_seg_take ? tx_seg_take_n : sc_piece;
+    sg_take_n = tx_seg_take ? tx_seg_take_n : sc_take_n;
   end
   rnic_sg_cursor u_cursor (
     .clk, .rst_n, .load(sg_load), .load_n(wq_nsge), .load_addr(sg_load_addr), .load_len(sg_load_len),
@@ -742,7 +713,7 @@ module rnic_engine #(
     pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
                 fsm_ev_valid || db_ev_valid || fr_start || rxb_release;
     idle      = st == S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !dma_wr_valid &&
-                !trace_valid && tx_idle && rq_count == '0;
+                !trace_valid && tx_idle && sc_idle;
   end
 
   // Sequential -----------------------------------------------------------
@@ -762,7 +733,6 @@ module rnic_engine #(
       cur <= '0;
       wr_outstanding <= '0;
       wr_fault <= 1'b0;
-      sink_active <= 1'b0;
       rx_held <= 1'b0;
       wq_held <= 1'b0;
       fsm_dma_addr <= '0;
@@ -1086,9 +1056,6 @@ module rnic_engine #(
         // -------------------------------------------------------- receive
         S_RX_PARSE: begin
           cur <= pq;
-          rx_src_off <= p_off;
-          rx_src_left <= p_plen;
-          scat_left <= 32'(p_plen);
           rx_held <= 1'b1;
           l_op <= p_op;
           l_psn <= p_psn;
@@ -1172,7 +1139,6 @@ module rnic_engine #(
                 st <= S_ACK_SEND;
               end else if (p_plen == 16'd0) begin
                 st <= S_RX_SCATTER;   // nothing to place, nothing to check
-                sink_active <= 1'b0;
               end else begin
                 st <= S_RX_RKEY_FIRE;
               end
@@ -1232,7 +1198,6 @@ module rnic_engine #(
               // MIDDLE or LAST, its length checked at parse.
               q_wr_va[cur] <= q_wr_va[cur] + 64'(p_plen);
               q_wr_left[cur] <= q_wr_left[cur] - 32'(p_plen);
-              sink_active <= 1'b0;
               st <= S_RX_SCATTER;
             end else if (32'(p_plen) > p_rlen || (rx_last && 32'(p_plen) != p_rlen)) begin
               tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
@@ -1241,7 +1206,6 @@ module rnic_engine #(
               q_wr_va[cur] <= p_va + 64'(p_plen);
               q_wr_left[cur] <= p_rlen - 32'(p_plen);
               q_wr_rkey[cur] <= p_rkey;
-              sink_active <= 1'b0;
               st <= S_RX_SCATTER;
             end
           end
@@ -1290,7 +1254,6 @@ module rnic_engine #(
         S_RX_SEND_PLACE: begin
           q_snd_open[cur] <= !rx_last;
           q_rcv_got[cur] <= q_rcv_got[cur] + 32'(p_plen);
-          sink_active <= 1'b0;
           st <= S_RX_SCATTER;
         end
 
@@ -1310,36 +1273,16 @@ module rnic_engine #(
             st <= S_CQE;
           end else begin
             q_out_got[cur] <= q_out_got[cur] + 32'(p_plen);
-            sink_active <= 1'b0;
             st <= S_RX_SCATTER;
           end
         end
 
         // Payload: receive buffer -> byte queue -> DMA writes over the segments.
-        S_RX_SCATTER: begin
-          if (src_go) begin
-            rx_src_off <= rx_src_off + 16'(src_n);
-            rx_src_left <= rx_src_left - 16'(src_n);
-          end
-          if (!sink_active) begin
-            if (scat_left == 32'd0) begin
-              st <= S_RX_WAIT_WR;
-            end else if (!sg_more) begin
-              // More payload than destination: the length checks make this
-              // unreachable; fail the message rather than hang.
-              wr_fault <= 1'b1;
-              st <= S_RX_WAIT_WR;
-            end else if (sc_take) begin
-              sink_active <= 1'b1;
-              sink_addr <= sg_addr;
-              sink_len <= 13'(sc_piece);
-              sink_beat_left <= 13'(sc_piece);
-              scat_left <= scat_left - sc_piece;
-            end
-          end else if (w_valid && w_ready) begin
-            sink_beat_left <= sink_beat_left - 13'(sink_n);
-            if (w_last) sink_active <= 1'b0;
-          end
+        S_RX_SCATTER: if (sc_done) begin
+          // Segments ran out before the payload did: the length checks make
+          // this unreachable; fail the message rather than hang.
+          if (sc_overrun) wr_fault <= 1'b1;
+          st <= S_RX_WAIT_WR;
         end
         S_RX_WAIT_WR: if (wr_outstanding == 8'd0 && !dma_wr_cpl_valid) begin
           if (rx_held) begin

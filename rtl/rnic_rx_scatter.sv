@@ -1,0 +1,147 @@
+// The receive scatter: places the payload of the frame in the receive
+// buffer into host memory, over the scatter/gather cursor's segments, as
+// DMA write bursts of at most one MTU that never cross a segment.
+//
+// Two halves run at once: the source reads the buffer's words from the
+// payload's offset and pushes their bytes into a byte queue, the sink pops
+// the queue into the burst it has opened for the current piece of a
+// segment. The queue is what lets an unaligned payload meet an unaligned
+// destination at full rate.
+//
+// Contract with the engine: load (a pulse, when the frame is parsed) takes
+// the payload's offset and length in the buffer; start is then held high
+// until done (combinational), with the cursor loaded for this frame. done
+// comes in the cycle no burst is open and either every byte has a burst
+// or the segments ran out first (overrun: the engine's length checks make
+// that unreachable; the engine fails the message instead of hanging). The
+// bursts' write completions are the engine's to wait for. The cycles are
+// those of the engine state this unit replaced.
+module rnic_rx_scatter #(
+  parameter int unsigned W   = rnic_pkg::DATA_BYTES,
+  parameter int unsigned MTU = rnic_pkg::MTU,
+  parameter int unsigned RXD = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES
+) (
+  input  logic        clk,
+  input  logic        rst_n,
+
+  input  logic        load,
+  input  logic [15:0] load_off,      // the payload's first byte in the buffer
+  input  logic [15:0] load_len,
+  input  logic        start,
+  output logic        done,
+  output logic        overrun,       // with done: bytes left over, no segment for them
+  output logic        idle,          // no byte held in the queue
+
+  // The receive buffer's frame.
+  output logic [$clog2(RXD)-1:0] rxb_rd_addr,
+  input  logic [63:0] rxb_rd_data,
+
+  // The destination.
+  input  logic        seg_more,
+  input  logic [31:0] seg_rem,
+  input  logic [63:0] seg_addr,
+  output logic        seg_next,
+  output logic        seg_take,
+  output logic [31:0] seg_take_n,
+
+  // Bursts into the DMA write stream (tag 0: payload).
+  output logic        w_valid,
+  input  logic        w_ready,
+  output logic [63:0] w_addr,
+  output logic [12:0] w_len,
+  output logic [63:0] w_data,
+  output logic        w_last
+);
+  localparam logic [31:0] MTU32 = 32'(MTU);
+
+  logic [15:0] src_off, src_left;
+  logic [31:0] scat_left;     // bytes not yet given a burst
+  logic        sink_active;   // a burst is open
+  logic [12:0] sink_beat_left;
+
+  function automatic logic [31:0] min32(input logic [31:0] x, input logic [31:0] y);
+    min32 = (x < y) ? x : y;
+  endfunction
+
+  logic [63:0] q_head;
+  logic [5:0]  q_count, q_space;
+  logic [3:0]  q_push_n, q_pop_n;
+  logic [63:0] q_push_data;
+  rnic_byte_queue #(.W(W)) u_queue (
+    .clk, .rst_n, .clear(1'b0), .push_data(q_push_data), .push_n(q_push_n),
+    .pop_n(q_pop_n), .head(q_head), .count(q_count), .space(q_space));
+
+  // Source: buffer words -> byte queue.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [15:0] src_word;   // only the bits that address the buffer matter
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [2:0]  src_skip;
+  logic [3:0]  src_n;
+  logic        src_go;
+  always_comb begin
+    src_word    = src_off >> 3;
+    src_skip    = src_off[2:0];
+    rxb_rd_addr = src_word[$clog2(RXD)-1:0];
+    src_n       = 4'(min32(32'd8 - 32'(src_skip), 32'(src_left)));
+    src_go      = start && src_left != 16'd0 && q_space >= 6'd8;
+    q_push_data = rxb_rd_data >> (8 * src_skip);
+    q_push_n    = src_go ? src_n : 4'd0;
+  end
+
+  // Sink: byte queue -> the open burst.
+  logic [3:0]  sink_n;
+  logic [31:0] piece;
+  always_comb begin
+    sink_n  = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
+    w_valid = start && sink_active && q_count >= 6'(sink_n);
+    w_data  = q_head;
+    w_last  = sink_beat_left <= 13'd8;
+    q_pop_n = (w_valid && w_ready) ? sink_n : 4'd0;
+    piece      = min32(min32(scat_left, seg_rem), MTU32);
+    seg_next   = start && !sink_active && scat_left != 32'd0 && seg_more && seg_rem == 32'd0;
+    seg_take   = start && !sink_active && scat_left != 32'd0 && seg_rem != 32'd0;
+    seg_take_n = piece;
+    done       = start && !sink_active && (scat_left == 32'd0 || !seg_more);
+    overrun    = scat_left != 32'd0;
+    idle       = q_count == '0;
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      sink_active <= 1'b0;
+      src_left    <= '0;
+      scat_left   <= '0;
+    end else if (load) begin
+      src_off     <= load_off;
+      src_left    <= load_len;
+      scat_left   <= 32'(load_len);
+      sink_active <= 1'b0;
+    end else if (start) begin
+      if (src_go) begin
+        src_off  <= src_off + 16'(src_n);
+        src_left <= src_left - 16'(src_n);
+      end
+      if (seg_take) begin
+        sink_active    <= 1'b1;
+        w_addr         <= seg_addr;
+        w_len          <= 13'(piece);
+        sink_beat_left <= 13'(piece);
+        scat_left      <= scat_left - piece;
+      end else if (w_valid && w_ready) begin
+        sink_beat_left <= sink_beat_left - 13'(sink_n);
+        if (w_last) sink_active <= 1'b0;
+      end
+    end
+  end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk) begin
+    // The engine parses a frame only between two scatters.
+    if (rst_n && load) a_load_idle: assert (!sink_active) else $error("rx scatter: load with a burst open");
+    // Every byte the source read went into a burst: when the last burst
+    // is out, the payload is used up and nothing is left in the queue.
+    if (rst_n && done && !overrun)
+      a_all_placed: assert (src_left == 16'd0 && q_count == '0) else $error("rx scatter: payload bytes left over");
+  end
+`endif
+endmodule

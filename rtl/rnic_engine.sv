@@ -441,7 +441,10 @@ module rnic_engine #(
     .w_data(sc_w_data), .w_last(sc_w_last));
   // Completions: the CQE writer owns the CQs; in S_CQE the engine hands it
   // the completion in cqe_* and waits for cqe_done.
-  logic        cqe_done, cqe_overflow, cqe_last_beat, cq_db_ok;
+  logic        cqe_done, cqe_overflow, cq_db_ok;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic        cqe_last_beat;   // read by rnic_engine_checker only
+  /* verilator lint_on UNUSEDSIGNAL */
   logic        cqe_w_valid, cqe_w_last;
   logic [63:0] cqe_w_addr, cqe_w_data;
   logic [12:0] cqe_w_len;
@@ -1515,102 +1518,5 @@ module rnic_engine #(
     end
   end
 
-`ifndef SYNTHESIS
-  // Bind fence: while a BIND of a QP has not committed, no later WQE of that
-  // QP is fetched or starts, and no request packet of it leaves.
-  always_ff @(posedge clk) begin
-    if (rst_n && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE) begin
-      if (st == S_SQ_DECODE)
-        a_bind_fence_fetch: assert (!q_bind_wait[cur]) else $error("WQE fetched behind an uncommitted BIND");
-      if (st == S_SQ_GO)
-        a_bind_fence_go: assert (!q_bind_wait[cur]) else $error("WQE started behind an uncommitted BIND");
-      if (st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE)
-        a_bind_fence_pkt: assert (!q_bind_wait[cur]) else $error("request packet sent behind an uncommitted BIND");
-    end
-  end
-
-  // Bind commit: as the oldest in flight of its QP, with the engine in
-  // S_BIND the whole time (so wq and cur, which the bind unit reads, hold
-  // that BIND). Its checks and new key: rnic_bind_unit's assertions.
-  always_ff @(posedge clk) begin
-    if (rst_n && bind_valid) begin
-      a_bind_oldest: assert (st == S_BIND && q_done[cur] == cqe_idx &&
-                             o_op[{cur, cqe_idx[DW-1:0]}] == rnic_pkg::OP_BIND)
-        else $error("BIND committed while not the oldest WQE in flight");
-    end
-  end
-
-  // Fence rule: a WQE with the fence flag starts with nothing of its QP in flight.
-  always_ff @(posedge clk) begin
-    if (rst_n && st == S_SQ_GO && wqe.flags.fence && mutant != rnic_pkg::MUTANT_NO_FENCE)
-      assert (!busy_q) else $error("fenced WQE started with WQEs in flight");
-    // Never more WQEs in flight than the per-QP limit.
-    if (rst_n && st == S_SQ_GO) assert ((q_sq_ci[cur] - q_done[cur]) < 16'(D)) else $error("too many WQEs in flight");
-    // READ limit: a READ starts only below the QP's limit of READs in flight.
-    if (rst_n && st == S_SQ_GO && wqe.opcode == rnic_pkg::OP_RDMA_READ)
-      assert (rd_inflight < rd_limit) else $error("READ started over the QP's READ limit");
-  end
-
-  // Protection: between a refused rkey and the end of that job, no payload
-  // is placed (no scatter, no DMA write but a CQE) and no READ response is
-  // generated; and every WRITE packet with payload, or a READ request, is
-  // only ever served after a granted rkey check of that very packet.
-  logic sva_refused, sva_granted;
-  always_ff @(posedge clk) begin
-    if (!rst_n || st == S_IDLE) begin
-      sva_refused <= 1'b0;
-      sva_granted <= 1'b0;
-    end else if (st == S_RX_RKEY_WAIT && rchk_rsp_valid) begin
-      sva_refused <= 32'(rchk_verdict) != V_OK;
-      sva_granted <= 32'(rchk_verdict) == V_OK;
-    end
-    if (rst_n && sva_refused) begin
-      assert (st != S_RX_SCATTER && st != S_RD_RESP_PKT) else $error("payload moved after a refused rkey");
-      assert (!w_valid || cqe_w_valid) else $error("DMA write after a refused rkey");
-    end
-    if (rst_n && st == S_RX_SCATTER && rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0))
-      assert (sva_granted) else $error("RDMA WRITE packet placed without a granted rkey check");
-    if (rst_n && st == S_RD_RESP_PKT)
-      assert (sva_granted) else $error("READ response without a granted rkey check");
-  end
-
-  // PSNs: each request packet of a QP carries the PSN after the previous
-  // one (a READ request counts for all its responses), modulo 2^24.
-  logic [23:0] sva_next_psn [NUM_QP];
-  logic        sva_psn_known [NUM_QP];
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      for (int unsigned i = 0; i < NUM_QP; i++) sva_psn_known[i] <= 1'b0;
-    end else begin
-      if (qp_cmd_valid) sva_psn_known[qp_sel] <= 1'b0;
-      if (st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE) begin
-        if (sva_psn_known[cur]) assert (tx_psn == sva_next_psn[cur]) else $error("request PSN out of sequence");
-        sva_next_psn[cur]  <= tx_psn + ((tx_opcode == rnic_pkg::BTH_READ_REQUEST) ? rd_pkts : 24'd1);
-        sva_psn_known[cur] <= 1'b1;
-      end
-    end
-  end
-
-  // Completions: at most one CQE per WQE, in ring order per queue (a later
-  // CQE of a queue always names a later WQE).
-  logic [15:0] sva_last_idx [2*NUM_QP];
-  logic        sva_idx_known [2*NUM_QP];
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      for (int unsigned i = 0; i < 2*NUM_QP; i++) sva_idx_known[i] <= 1'b0;
-    end else begin
-      if (qp_cmd_valid && qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)) begin
-        sva_idx_known[{1'b0, qp_sel}] <= 1'b0;
-        sva_idx_known[{1'b1, qp_sel}] <= 1'b0;
-      end
-      if (cqe_last_beat) begin
-        if (sva_idx_known[{cqe_recv, cur}])
-          assert ((cqe_idx - sva_last_idx[{cqe_recv, cur}]) - 16'd1 < 16'h8000)
-            else $error("second CQE for a WQE, or CQEs out of ring order");
-        sva_last_idx[{cqe_recv, cur}]  <= cqe_idx;
-        sva_idx_known[{cqe_recv, cur}] <= 1'b1;
-      end
-    end
-  end
-`endif
+  // The engine's rules are asserted in rnic_engine_checker, bound into it.
 endmodule

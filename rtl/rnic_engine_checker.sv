@@ -1,0 +1,193 @@
+// The engine's rules as assertions, in a checker bound into every
+// rnic_engine (the bind at the end of this file), so the engine's file holds
+// behaviour only and the rules read as a list.
+//
+// Each rule is stated on the engine's events (a WQE fetched, started, a
+// request packet begun, an rkey verdict, a CQE written), which the bind
+// computes from the engine's state; the units' own rules (bind unit, CQE
+// writer, gather, scatter, cursor) are asserted in the units. Rules that a
+// mutant build breaks on purpose are off while that mutant is selected: the
+// benches must catch the mutant by behaviour, not by assertion.
+//
+// Simulation only: Yosys reads an empty file.
+`ifndef SYNTHESIS
+module rnic_engine_checker #(
+  parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
+  localparam int unsigned QW    = $clog2(NUM_QP),
+  localparam int unsigned D     = rnic_pkg::MAX_RD_ATOMIC
+) (
+  input logic          clk,
+  input logic          rst_n,
+  input logic [3:0]    mutant,
+
+  // The requester.
+  input logic [QW-1:0] cur,
+  input logic          wqe_fetched,      // a WQE of cur is decoded
+  input logic          wqe_started,      // it starts (S_SQ_GO)
+  input logic          req_pkt,          // a request packet of cur begins to leave
+  input logic          cur_bind_wait,    // cur has a BIND in flight, not committed
+  input logic [15:0]   cur_in_flight,    // WQEs of cur in flight
+  input logic          wqe_fence,
+  input logic          wqe_is_read,
+  input logic          rd_below_limit,   // cur's READs in flight are below its limit
+  input logic [23:0]   tx_psn,
+  input logic          tx_is_read_req,
+  input logic [23:0]   rd_pkts,          // PSNs the READ being sent takes
+
+  // The bind commit.
+  input logic          bind_valid,
+  input logic          in_bind_state,
+  input logic          bind_is_oldest,   // the WQE in the bind state is cur's oldest in flight, a BIND
+
+  // The responder.
+  input logic          job_idle,
+  input logic          rkey_verdict,     // an rkey check of the frame answers
+  input logic          rkey_ok,
+  input logic          placing,          // payload goes from the frame to memory
+  input logic          read_responding,  // a READ response packet is prepared
+  input logic          payload_dma_write,
+  input logic          place_needs_key,  // the frame is a WRITE packet that names memory
+
+  // QP commands and completions.
+  input logic          qp_cmd_valid,
+  input logic          qp_cmd_init,
+  input logic [QW-1:0] qp_sel,
+  input logic          cqe_last_beat,
+  input logic          cqe_recv,
+  input logic [15:0]   cqe_idx
+);
+  logic no_bind_fence, no_fence;
+  assign no_bind_fence = mutant == rnic_pkg::MUTANT_NO_BIND_FENCE;
+  assign no_fence      = mutant == rnic_pkg::MUTANT_NO_FENCE;
+
+  // Bind fence: while a BIND of a QP has not committed, no later WQE of that
+  // QP is fetched or starts, and no request packet of it leaves.
+  always_ff @(posedge clk) begin
+    if (rst_n && !no_bind_fence) begin
+      if (wqe_fetched)
+        a_bind_fence_fetch: assert (!cur_bind_wait) else $error("WQE fetched behind an uncommitted BIND");
+      if (wqe_started)
+        a_bind_fence_go: assert (!cur_bind_wait) else $error("WQE started behind an uncommitted BIND");
+      if (req_pkt)
+        a_bind_fence_pkt: assert (!cur_bind_wait) else $error("request packet sent behind an uncommitted BIND");
+    end
+  end
+
+  // Bind commit: as the oldest in flight of its QP, with the engine in its
+  // bind state the whole time (so the WQE and cur the bind unit reads hold
+  // that BIND). Its checks and new key: rnic_bind_unit's assertions.
+  always_ff @(posedge clk) begin
+    if (rst_n && bind_valid)
+      a_bind_oldest: assert (in_bind_state && bind_is_oldest)
+        else $error("BIND committed while not the oldest WQE in flight");
+  end
+
+  // Fence rule: a WQE with the fence flag starts with nothing of its QP in
+  // flight. Never more WQEs in flight than the per-QP limit; a READ starts
+  // only below the QP's limit of READs in flight.
+  always_ff @(posedge clk) begin
+    if (rst_n && wqe_started) begin
+      if (wqe_fence && !no_fence)
+        a_fence: assert (cur_in_flight == 16'd0) else $error("fenced WQE started with WQEs in flight");
+      a_in_flight_limit: assert (cur_in_flight < 16'(D)) else $error("too many WQEs in flight");
+      if (wqe_is_read)
+        a_read_limit: assert (rd_below_limit) else $error("READ started over the QP's READ limit");
+    end
+  end
+
+  // Protection: between a refused rkey and the end of that job, no payload
+  // is placed (no scatter, no payload DMA write) and no READ response is
+  // prepared; and every WRITE packet that names memory, or a READ request,
+  // is only ever served after a granted rkey check of that very packet.
+  logic refused, granted;
+  always_ff @(posedge clk) begin
+    if (!rst_n || job_idle) begin
+      refused <= 1'b0;
+      granted <= 1'b0;
+    end else if (rkey_verdict) begin
+      refused <= !rkey_ok;
+      granted <= rkey_ok;
+    end
+    if (rst_n && refused) begin
+      a_refused_no_place: assert (!placing && !read_responding) else $error("payload moved after a refused rkey");
+      a_refused_no_write: assert (!payload_dma_write) else $error("DMA write after a refused rkey");
+    end
+    if (rst_n && placing && place_needs_key)
+      a_write_granted: assert (granted) else $error("RDMA WRITE packet placed without a granted rkey check");
+    if (rst_n && read_responding)
+      a_read_granted: assert (granted) else $error("READ response without a granted rkey check");
+  end
+
+  // PSNs: each request packet of a QP carries the PSN after the previous
+  // one (a READ request counts for all its responses), modulo 2^24.
+  logic [23:0] next_psn [NUM_QP];
+  logic        psn_known [NUM_QP];
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      for (int unsigned i = 0; i < NUM_QP; i++) psn_known[i] <= 1'b0;
+    end else begin
+      if (qp_cmd_valid) psn_known[qp_sel] <= 1'b0;
+      if (req_pkt) begin
+        if (psn_known[cur]) a_psn_sequence: assert (tx_psn == next_psn[cur]) else $error("request PSN out of sequence");
+        next_psn[cur]  <= tx_psn + (tx_is_read_req ? rd_pkts : 24'd1);
+        psn_known[cur] <= 1'b1;
+      end
+    end
+  end
+
+  // Completions: at most one CQE per WQE, in ring order per queue (a later
+  // CQE of a queue always names a later WQE).
+  logic [15:0] last_idx [2*NUM_QP];
+  logic        idx_known [2*NUM_QP];
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      for (int unsigned i = 0; i < 2*NUM_QP; i++) idx_known[i] <= 1'b0;
+    end else begin
+      if (qp_cmd_valid && qp_cmd_init) begin
+        idx_known[{1'b0, qp_sel}] <= 1'b0;
+        idx_known[{1'b1, qp_sel}] <= 1'b0;
+      end
+      if (cqe_last_beat) begin
+        if (idx_known[{cqe_recv, cur}])
+          a_cqe_order: assert ((cqe_idx - last_idx[{cqe_recv, cur}]) - 16'd1 < 16'h8000)
+            else $error("second CQE for a WQE, or CQEs out of ring order");
+        last_idx[{cqe_recv, cur}]  <= cqe_idx;
+        idx_known[{cqe_recv, cur}] <= 1'b1;
+      end
+    end
+  end
+endmodule
+
+// Every rnic_engine gets the checker; the connections are the engine's
+// events, named by its states.
+bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP)) u_checker (
+  .clk, .rst_n, .mutant,
+  .cur,
+  .wqe_fetched(st == S_SQ_DECODE),
+  .wqe_started(st == S_SQ_GO),
+  .req_pkt(st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE),
+  .cur_bind_wait(q_bind_wait[cur]),
+  .cur_in_flight(q_sq_ci[cur] - q_done[cur]),
+  .wqe_fence(wqe.flags.fence),
+  .wqe_is_read(wqe.opcode == rnic_pkg::OP_RDMA_READ),
+  .rd_below_limit(rd_inflight < rd_limit),
+  .tx_psn,
+  .tx_is_read_req(tx_opcode == rnic_pkg::BTH_READ_REQUEST),
+  .rd_pkts,
+  .bind_valid,
+  .in_bind_state(st == S_BIND),
+  .bind_is_oldest(q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[$clog2(rnic_pkg::MAX_RD_ATOMIC)-1:0]}] == rnic_pkg::OP_BIND),
+  .job_idle(st == S_IDLE),
+  .rkey_verdict(st == S_RX_RKEY_WAIT && rchk_rsp_valid),
+  .rkey_ok(32'(rchk_verdict) == 32'(rnic_pkg::PT_VERDICT_OK)),
+  .placing(st == S_RX_SCATTER),
+  .read_responding(st == S_RD_RESP_PKT),
+  .payload_dma_write(w_valid && !cqe_w_valid),
+  .place_needs_key(rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0)),
+  .qp_cmd_valid,
+  .qp_cmd_init(qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)),
+  .qp_sel,
+  .cqe_last_beat,
+  .cqe_recv,
+  .cqe_idx);
+`endif

@@ -232,7 +232,6 @@ module rnic_engine #(
 
   // Job registers.
   logic [QW-1:0]  cur;                 // QP the job is for
-  logic [QW-1:0]  rr;                  // round-robin pointer
   logic [63:0]    wq [WQE_WORDS];      // the WQE being worked on (read it through wqe below)
   logic [4:0]     fetch_i, fetch_n;
   logic [63:0]    fetch_addr;
@@ -371,9 +370,6 @@ module rnic_engine #(
   logic [15:0] sq_idx, rq_idx;
   logic [63:0] sq_wqe_addr, rq_wqe_addr, done_wqe_addr;
   logic        busy_q;               // cur has WQEs in flight
-  logic        sq_ready [NUM_QP];
-  logic        bind_due [NUM_QP];     // the oldest WQE in flight is a BIND: commit it
-  logic        has_flush [NUM_QP];
   logic [2:0]  wq_nsge;
   always_comb begin
     sq_idx       = q_sq_ci[cur];
@@ -382,34 +378,41 @@ module rnic_engine #(
     rq_wqe_addr  = slot(q_rq_base[cur], rq_idx, q_rq_log[cur], 8'(rnic_pkg::WQE_BYTES));
     done_wqe_addr = slot(q_sq_base[cur], q_done[cur], q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
     busy_q       = q_sq_ci[cur] != q_done[cur];
-    for (int unsigned i = 0; i < NUM_QP; i++) begin
-      // The bind fence: nothing starts behind a BIND that has not committed.
-      sq_ready[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && !q_fenced[i] && q_sq_ci[i] != q_sq_pi[i] &&
-                     (q_sq_ci[i] - q_done[i]) < 16'(D) && !(q_rd_hold[i] && q_done[i] == q_hold_done[i]) &&
-                     !(q_bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE);
-      bind_due[i]  = q_state[i] == 2'(rnic_pkg::QP_STATE_RTS) && q_sq_ci[i] != q_done[i] &&
-                     o_op[{QW'(i), q_done[i][DW-1:0]}] == rnic_pkg::OP_BIND;
-      has_flush[i] = q_state[i] == 2'(rnic_pkg::QP_STATE_ERROR) &&
-                     (q_done[i] != q_sq_ci[i] || q_sq_ci[i] != q_sq_pi[i] || q_rq_ci[i] != q_rq_pi[i]);
-    end
     wq_nsge = (wqe.num_sge > 8'(S)) ? 3'(S) : 3'(wqe.num_sge);
   end
 
-  // Next QP with send work, round-robin from rr.
-  logic          pick_any, flush_any, bind_any;
-  logic [QW-1:0] pick_q, flush_q, bind_q;
+  // The send-queue scheduler: the next QP with send work (a BIND to
+  // commit, a WQE to start, a queue to flush), round-robin, and whether a
+  // READ of cur must wait for the READ limit. It sees the contexts packed.
+  logic [2*NUM_QP-1:0]   sch_state;
+  logic [NUM_QP-1:0]     sch_fenced, sch_bind_wait, sch_rd_hold;
+  logic [16*NUM_QP-1:0]  sch_hold_done, sch_sq_pi, sch_sq_ci, sch_done, sch_rq_pi, sch_rq_ci;
+  logic [8*NUM_QP*D-1:0] sch_op;
+  logic [8*NUM_QP-1:0]   sch_flags;
   always_comb begin
-    logic [QW-1:0] k;
-    pick_any = 1'b0; pick_q = '0;
-    flush_any = 1'b0; flush_q = '0;
-    bind_any = 1'b0; bind_q = '0;
     for (int unsigned i = 0; i < NUM_QP; i++) begin
-      k = rr + QW'(i);
-      if (!pick_any && sq_ready[k]) begin pick_any = 1'b1; pick_q = k; end
-      if (!flush_any && has_flush[k]) begin flush_any = 1'b1; flush_q = k; end
-      if (!bind_any && bind_due[k]) begin bind_any = 1'b1; bind_q = k; end
+      sch_state[2*i +: 2]      = q_state[i];
+      sch_fenced[i]            = q_fenced[i];
+      sch_bind_wait[i]         = q_bind_wait[i];
+      sch_rd_hold[i]           = q_rd_hold[i];
+      sch_hold_done[16*i +: 16] = q_hold_done[i];
+      sch_sq_pi[16*i +: 16]    = q_sq_pi[i];
+      sch_sq_ci[16*i +: 16]    = q_sq_ci[i];
+      sch_done[16*i +: 16]     = q_done[i];
+      sch_rq_pi[16*i +: 16]    = q_rq_pi[i];
+      sch_rq_ci[16*i +: 16]    = q_rq_ci[i];
+      sch_flags[8*i +: 8]      = q_flags[i];
     end
+    for (int unsigned i = 0; i < NUM_QP*D; i++) sch_op[8*i +: 8] = o_op[i];
   end
+  logic          pick_any, flush_any, bind_any, rd_at_limit;
+  logic [QW-1:0] pick_q, flush_q, bind_q;
+  rnic_sq_scheduler #(.NUM_QP(NUM_QP)) u_sched (
+    .clk, .rst_n, .mutant, .state(sch_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
+    .rd_hold(sch_rd_hold), .hold_done(sch_hold_done), .sq_pi(sch_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
+    .rq_pi(sch_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(sch_flags),
+    .advance(st == S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && pick_any),
+    .pick_any, .pick_q, .bind_any, .bind_q, .flush_any, .flush_q, .cur, .rd_at_limit);
 
   // DMA writes (payload pieces and CQEs) leave through a two-entry FIFO, so
   // the byte queue and counters behind it never depend on dma_wr_ready.
@@ -642,23 +645,6 @@ module rnic_engine #(
     .next(sg_next), .take(sg_take), .take_n(sg_take_n),
     .more(sg_more), .rem(seg_rem), .addr(sg_addr), .seg_base(sg_base));
 
-  // READs of cur in flight, against the QP's limit (QP_FLAGS.MAX_RD, 0 = 1).
-  logic [DW:0] rd_inflight, rd_limit;
-  logic [rnic_pkg::QP_FLAGS_MAX_RD_W-1:0] max_rd;
-  always_comb begin
-    logic [DW-1:0] k;
-    rd_inflight = '0;
-    for (int unsigned d = 0; d < D; d++) begin
-      k = q_done[cur][DW-1:0] + DW'(d);
-      if (16'(d) < (q_sq_ci[cur] - q_done[cur]) && o_op[{cur, k}] == rnic_pkg::OP_RDMA_READ)
-        rd_inflight = rd_inflight + (DW+1)'(1);
-    end
-    max_rd = q_flags[cur][rnic_pkg::QP_FLAGS_MAX_RD_LSB +: rnic_pkg::QP_FLAGS_MAX_RD_W];
-    if (max_rd == '0)                 rd_limit = (DW+1)'(1);
-    else if (32'(max_rd) > 32'(D))    rd_limit = (DW+1)'(D);
-    else                              rd_limit = (DW+1)'(max_rd);
-  end
-
   // PSNs a READ of wq_total bytes takes: one per response packet, at least one.
   logic [23:0] rd_pkts;
   assign rd_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
@@ -732,7 +718,6 @@ module rnic_engine #(
       st <= S_IDLE;
       ret_st <= S_IDLE;
       after_cqe <= S_IDLE;
-      rr <= '0;
       cur <= '0;
       wr_outstanding <= '0;
       wr_fault <= 1'b0;
@@ -857,7 +842,6 @@ module rnic_engine #(
             end
           end else if (enable && pick_any) begin
             cur <= pick_q;
-            rr <= pick_q + QW'(1);
             st <= S_FETCH_REQ;
             ret_st <= S_SQ_DECODE;
             fetch_n <= 5'(WQE_WORDS);
@@ -922,7 +906,7 @@ module rnic_engine #(
             end else begin
               st <= S_SQ_NOP;
             end
-          end else if (wqe.opcode == rnic_pkg::OP_RDMA_READ && rd_inflight >= rd_limit) begin
+          end else if (wqe.opcode == rnic_pkg::OP_RDMA_READ && rd_at_limit) begin
             // Too many READs in flight: wait until the oldest WQE completes.
             q_rd_hold[cur] <= 1'b1;
             q_hold_done[cur] <= q_done[cur];

@@ -170,7 +170,7 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP)) u_checker (
   .cur_in_flight(q_sq_ci[cur] - q_done[cur]),
   .wqe_fence(wqe.flags.fence),
   .wqe_is_read(wqe.opcode == rnic_pkg::OP_RDMA_READ),
-  .rd_below_limit(rd_inflight < rd_limit),
+  .rd_below_limit(!rd_at_limit),
   .tx_psn,
   .tx_is_read_req(tx_opcode == rnic_pkg::BTH_READ_REQUEST),
   .rd_pkts,

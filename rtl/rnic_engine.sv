@@ -683,6 +683,18 @@ module rnic_engine #(
   endtask
 
 
+  // A READ request is granted: its responses come from memory (the cursor
+  // holds its range), so the frame can go.
+  task automatic start_read_response();
+    rxb_release <= 1'b1;
+    rx_held <= 1'b0;
+    bytes_left <= p_rlen;
+    total <= p_rlen;
+    pkt_i <= '0;
+    tx_psn <= p_psn;
+    st <= S_RD_RESP_PKT;
+  endtask
+
   // Idle -----------------------------------------------------------------
   // Everything that moves without a new input: a job (st != S_IDLE, and
   // with it every DMA read, since a read is only ever requested and
@@ -1116,6 +1128,10 @@ module rnic_engine #(
               if (!q_flags[pq][rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]) begin
                 tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
                 st <= S_ACK_SEND;
+              end else if (p_rlen == 32'd0) begin
+                // A zero-length READ names no memory either: no key to check
+                // (InfiniBand's rule, the same as for a zero-length WRITE).
+                start_read_response();
               end else begin
                 st <= S_RX_RKEY_FIRE;
               end
@@ -1174,13 +1190,7 @@ module rnic_engine #(
               tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
               st <= S_ACK_SEND;
             end else if (rx_is_read_req) begin
-              rxb_release <= 1'b1;
-              rx_held <= 1'b0;
-              bytes_left <= p_rlen;
-              total <= p_rlen;
-              pkt_i <= '0;
-              tx_psn <= p_psn;
-              st <= S_RD_RESP_PKT;
+              start_read_response();
             end else if (rx_cont) begin
               // MIDDLE or LAST, its length checked at parse.
               q_wr_va[cur] <= q_wr_va[cur] + 64'(p_plen);

@@ -45,6 +45,7 @@ module rnic_engine_checker #(
   input logic          rkey_ok,
   input logic          placing,          // payload goes from the frame to memory
   input logic          read_responding,  // a READ response packet is prepared
+  input logic          read_names_memory,// ... for a READ of at least one byte
   input logic          payload_dma_write,
   input logic          place_needs_key,  // the frame is a WRITE packet that names memory
 
@@ -97,8 +98,9 @@ module rnic_engine_checker #(
 
   // Protection: between a refused rkey and the end of that job, no payload
   // is placed (no scatter, no payload DMA write) and no READ response is
-  // prepared; and every WRITE packet that names memory, or a READ request,
-  // is only ever served after a granted rkey check of that very packet.
+  // prepared; and every WRITE packet or READ request that names memory (a
+  // zero-length one names none: no key is checked, InfiniBand's rule) is
+  // only ever served after a granted rkey check of that very packet.
   logic refused, granted;
   always_ff @(posedge clk) begin
     if (!rst_n || job_idle) begin
@@ -114,7 +116,7 @@ module rnic_engine_checker #(
     end
     if (rst_n && placing && place_needs_key)
       a_write_granted: assert (granted) else $error("RDMA WRITE packet placed without a granted rkey check");
-    if (rst_n && read_responding)
+    if (rst_n && read_responding && read_names_memory)
       a_read_granted: assert (granted) else $error("READ response without a granted rkey check");
   end
 
@@ -182,6 +184,7 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP)) u_checker (
   .rkey_ok(32'(rchk_verdict) == 32'(rnic_pkg::PT_VERDICT_OK)),
   .placing(st == S_RX_SCATTER),
   .read_responding(st == S_RD_RESP_PKT),
+  .read_names_memory(total != 32'd0),
   .payload_dma_write(w_valid && !cqe_w_valid),
   .place_needs_key(rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0)),
   .qp_cmd_valid,

@@ -30,10 +30,12 @@ module rnic_trace_fifo #(
   logic [AW-1:0] head, tail;
   logic [AW:0]   count;
 
+  // Zero while no event is shown: a waveform then reads as the events alone
+  // (the queue's stale slots would otherwise sit beside every real event).
   assign trace_valid = count != '0;
-  assign trace_event = q_event[head];
-  assign trace_qpn   = q_qpn[head];
-  assign trace_arg   = q_arg[head];
+  assign trace_event = trace_valid ? q_event[head] : '0;
+  assign trace_qpn   = trace_valid ? q_qpn[head] : '0;
+  assign trace_arg   = trace_valid ? q_arg[head] : '0;
 
   // Room after this cycle's pop decides what is kept.
   logic [AW:0] room;

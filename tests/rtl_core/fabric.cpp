@@ -226,6 +226,9 @@ void Fabric::sample(int n) {
     if (x.port->frame_sent()) send(n, x.port->take_frame());
     x.port->commit();
 
+    // The trace outputs are zero between events (waveforms show events only).
+    if (!d.trace_valid && (d.trace_event || d.trace_qpn || d.trace_arg))
+        violation(n, "trace outputs not zero while trace_valid is low");
     if (d.trace_valid) {
         events[n].push_back(TraceEvent{cycle_, d.trace_event, d.trace_qpn, d.trace_arg});
         if (debug_)

@@ -189,7 +189,10 @@ static void put_sges(uint64_t *w, const struct rnic_sge *sg, int n) {
 int rnic_post_send(rnic_qp *qp, const struct rnic_send_wr *wr) {
     if (!qp || !wr || wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->dev->info.max_sge || (wr->num_sge && !wr->sg))
         return RNIC_E_INVAL;
-    if (wr->opcode != RNIC_OP_SEND && wr->opcode != RNIC_OP_RDMA_WRITE && wr->opcode != RNIC_OP_RDMA_READ)
+    /* A NOP moves nothing and completes in order after every request before
+     * it: signalled, it tells software when unsignalled work has finished. */
+    if (wr->opcode != RNIC_OP_SEND && wr->opcode != RNIC_OP_RDMA_WRITE && wr->opcode != RNIC_OP_RDMA_READ &&
+        !(wr->opcode == RNIC_OP_NOP && wr->num_sge == 0))
         return RNIC_E_INVAL;
     if (wr->flags & ~(RNIC_WQE_FLAG_SIGNALED | RNIC_WQE_FLAG_FENCE | RNIC_WQE_FLAG_SOLICITED))
         return RNIC_E_INVAL;

@@ -273,7 +273,7 @@ static void on_request(struct cm_conn *c, const struct cm_msg *m)
 }
 
 /* The connection is gone before or after it was up. */
-static void on_loss(struct cm_conn *c, bool broken)
+static void on_loss(struct cm_conn *c, bool broken, bool answers_in_flight)
 {
     if (c->dead)
         return;
@@ -293,7 +293,7 @@ static void on_loss(struct cm_conn *c, bool broken)
         if (ep->state != DAT_EP_STATE_DISCONNECTED) {
             ep->conn = NULL;
             c->ep = NULL;
-            dat_ep_conn_lost(ep, ev);
+            dat_ep_peer_gone(ep, ev, answers_in_flight);
         }
     }
     dat_cm_conn_release(c);
@@ -352,7 +352,8 @@ static void on_message(struct cm_conn *c, const struct cm_msg *m)
         return;
     case CM_DISC:
     case CM_BROKEN:
-        on_loss(c, m->type == CM_BROKEN);
+        /* A BROKEN comes after the peer's NIC answered what broke it. */
+        on_loss(c, m->type == CM_BROKEN, m->type == CM_BROKEN);
         return;
     }
 }
@@ -398,7 +399,7 @@ static void serve(struct cm_conn *c)
         return;
     }
     if (!conn_read(c) && !c->dead && c->phase != PH_DONE)
-        on_loss(c, c->phase == PH_UP);
+        on_loss(c, c->phase == PH_UP, false);
 }
 
 void dat_cm_progress(void)

@@ -165,7 +165,7 @@ static void complete_one(struct dat_ep *ep, struct dat_evd *evd, const struct rn
         queue_event(ep, evd, &ev, notify);
     }
     /* The last request of a graceful disconnect is done. */
-    if (DAT_UNLIKELY(ep->graceful) && ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->sq_tail == ep->sq_head)
+    if (DAT_UNLIKELY(ep->graceful || ep->peer_gone) && (ep->sq_tail == ep->sq_head || ep->graceful_nop_due))
         work_add(DAT_WORK_EP_GRACEFUL, DAT_H(ep));
 }
 

@@ -358,7 +358,9 @@ struct dat_ep {
     uint8_t pdata[DAT_RNIC_MAX_PDATA];   /* the peer's private data of the last connection event */
     DAT_COUNT pdata_len;
     bool graceful;                       /* DISCONNECT_PENDING until the request queue drains */
-    uint64_t graceful_deadline;          /* NIC cycle: give up on unreported (suppressed) DTOs */
+    bool graceful_nop_due;               /* a signalled NOP must still be posted to see it drain */
+    DAT_EVENT_NUMBER peer_gone;          /* the peer broke it: the event, once our requests drained */
+    uint64_t graceful_deadline;          /* NIC cycle: give up (frames lost on a link that does not retransmit) */
 };
 
 /* The WQE flags of request `seq`: SIGNALED when its completion is to be
@@ -391,6 +393,11 @@ void dat_ep_connection_event(struct dat_ep *ep, DAT_EVENT_NUMBER num);
 void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event);
 /* After completions: a graceful disconnect may now finish. */
 void dat_ep_check_graceful(struct dat_ep *ep);
+/* The peer ended the connection (`event`: DISCONNECTED or BROKEN). When its
+ * NIC may still be answering our requests in flight (its library broke the
+ * connection over an error, after its NIC answered), those completions come
+ * first, within a bound. */
+void dat_ep_peer_gone(struct dat_ep *ep, DAT_EVENT_NUMBER event, bool answers_in_flight);
 /* An error completion broke the connection: BROKEN for both peers. */
 void dat_ep_broken(struct dat_ep *ep);
 /* Graceful disconnects past their deadline; returns cycles to the next. */

@@ -142,7 +142,10 @@ static DAT_RETURN rings_alloc(struct dat_ep *ep)
     ep->sq_dst = dst;
     ep->sq_mask = sqn - 1;
     ep->rq_mask = rqn - 1;
-    ep->sq_head = ep->sq_tail = ep->sq_last_signaled = 0;
+    ep->sq_head = ep->sq_tail = 0;
+    /* No request signalled yet: "before request 0", so that request 0 is
+     * not taken for a signalled one (a graceful disconnect asks). */
+    ep->sq_last_signaled = UINT64_MAX;
     ep->rq_head = ep->rq_tail = 0;
     return DAT_SUCCESS;
 }

@@ -14,9 +14,17 @@
 
 #include "dat_internal.h"
 
-/* Cycles a graceful disconnect waits for DTOs whose completion is not
- * reported (posted with DAT_COMPLETION_SUPPRESS_FLAG): 50 us. */
-#define GRACEFUL_LIMIT_US 50u
+/* How long a graceful disconnect (ours, or the peer's with our requests in
+ * flight) waits for the request queue to drain: 1 s of NIC time. The queue
+ * does drain unless a frame was lost (the link does not retransmit yet);
+ * waiting costs nothing then, since idle NIC time is skipped. */
+#define GRACEFUL_LIMIT_US 1000000u
+
+/* How long, after the peer's library said it broke the connection, our
+ * requests in flight may still complete: its NIC sent its answer (a NAK)
+ * before its library learned of the error, so the answer is on the link;
+ * 200 us of NIC time is many link crossings. */
+#define PEER_BROKE_DRAIN_US 200u
 
 /* ---------------------------------------------------------------- states */
 
@@ -62,6 +70,8 @@ void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event)
         rnic_qp_set_error(ep->qp);
     ep->state = DAT_EP_STATE_DISCONNECTED;
     ep->graceful = false;
+    ep->graceful_nop_due = false;
+    ep->peer_gone = 0;
     ep->pdata_len = 0;
     if (ep->conn) {
         dat_cm_conn_release(ep->conn);
@@ -73,13 +83,75 @@ void dat_ep_conn_lost(struct dat_ep *ep, DAT_EVENT_NUMBER event)
 static void finish_disconnect(struct dat_ep *ep)
 {
     dat_cm_send_disconnect(ep, false);
-    dat_ep_conn_lost(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+    dat_ep_conn_lost(ep, ep->peer_gone ? ep->peer_gone : DAT_CONNECTION_EVENT_DISCONNECTED);
+}
+
+/* Requests posted unsignalled leave no CQE, so the queue is only seen to
+ * drain through a signalled request behind them: if the newest is not one,
+ * a signalled NOP (it completes in order, after all of them) is posted,
+ * now or, when the ring is full, once a completion frees a slot. */
+static void post_drain_marker(struct dat_ep *ep)
+{
+    ep->graceful_nop_due = false;
+    if (ep->sq_tail == ep->sq_head || ep->sq_last_signaled == ep->sq_head - 1)
+        return;
+    if (ep->sq_head - ep->sq_tail > ep->sq_mask) {
+        ep->graceful_nop_due = true;
+        return;
+    }
+    uint64_t seq = ep->sq_head;
+    struct dat_req_desc *d = &ep->sq[seq & ep->sq_mask];
+    memset(d, 0, sizeof(*d));
+    d->rmr = DAT_HANDLE_NULL;   /* deliver and notify false: nobody asked for it */
+    struct rnic_send_wr wr = {.wr_id = seq, .opcode = RNIC_OP_NOP, .flags = RNIC_WQE_FLAG_SIGNALED};
+    if (ep->noncoherent)
+        dat_dto_prepare(ep, seq, RNIC_OP_NOP, NULL, 0);
+    if (rnic_post_send(ep->qp, &wr) != RNIC_OK) {
+        ep->graceful_nop_due = true;
+        return;
+    }
+    ep->sq_last_signaled = seq;
+    ep->sq_head = seq + 1;
+}
+
+/* The EP waits for its request queue to drain before the connection ends:
+ * after our graceful disconnect (DISCONNECT_PENDING), or after the peer
+ * broke it (still CONNECTED: its state is the peer's news, not yet ours). */
+static bool draining(const struct dat_ep *ep)
+{
+    return (ep->graceful && ep->state == DAT_EP_STATE_DISCONNECT_PENDING) ||
+           (ep->peer_gone && ep->state == DAT_EP_STATE_CONNECTED);
+}
+
+static void start_drain(struct dat_ep *ep, uint64_t limit_us)
+{
+    ep->graceful_deadline = dat_now(ep->hdr.ia->dev) + limit_us * dat_cycles_per_us();
+    post_drain_marker(ep);
+    dat_progress_poke();
 }
 
 void dat_ep_check_graceful(struct dat_ep *ep)
 {
-    if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->graceful && ep->sq_tail == ep->sq_head)
+    if (!draining(ep))
+        return;
+    if (ep->sq_tail == ep->sq_head)
         finish_disconnect(ep);
+    else if (ep->graceful_nop_due)
+        post_drain_marker(ep);
+}
+
+void dat_ep_peer_gone(struct dat_ep *ep, DAT_EVENT_NUMBER event, bool answers_in_flight)
+{
+    if (ep->conn) {
+        dat_cm_conn_release(ep->conn);
+        ep->conn = NULL;
+    }
+    if (answers_in_flight && ep->state == DAT_EP_STATE_CONNECTED && ep->sq_tail != ep->sq_head && ep->qp) {
+        ep->peer_gone = event;
+        start_drain(ep, PEER_BROKE_DRAIN_US);
+        return;
+    }
+    dat_ep_conn_lost(ep, event);
 }
 
 void dat_ep_broken(struct dat_ep *ep)
@@ -98,11 +170,14 @@ uint64_t dat_ep_graceful_timers(void)
             if (o->type != DAT_HANDLE_TYPE_EP)
                 continue;
             struct dat_ep *ep = (struct dat_ep *)o;
-            if (ep->state != DAT_EP_STATE_DISCONNECT_PENDING || !ep->graceful)
+            if (!draining(ep))
                 continue;
             uint64_t now = dat_now(ia->dev);
             if (now >= ep->graceful_deadline) {
-                finish_disconnect(ep);
+                /* Requests are still in flight: whatever they carried did not
+                 * all arrive, so the peer is told the connection broke. */
+                dat_cm_send_disconnect(ep, true);
+                dat_ep_conn_lost(ep, ep->peer_gone ? ep->peer_gone : DAT_CONNECTION_EVENT_DISCONNECTED);
                 return 0;   /* the lists may have changed: the caller comes back */
             }
             if (ep->graceful_deadline - now < next)
@@ -128,8 +203,7 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle, DAT_CLOSE_FLAGS close_flag
             /* In-flight requests finish first; receives are flushed after. */
             ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
             ep->graceful = true;
-            ep->graceful_deadline = dat_now(ep->hdr.ia->dev) + GRACEFUL_LIMIT_US * dat_cycles_per_us();
-            dat_progress_poke();
+            start_drain(ep, GRACEFUL_LIMIT_US);
             return DAT_SUCCESS;
         }
         finish_disconnect(ep);

@@ -162,7 +162,9 @@ enum rnic_sync_dir {
     RNIC_SYNC_FOR_CPU = 1,      /* clean and invalidate: the range is coherent both ways */
 };
 /* Syncs [addr, addr+len) of registered memory; nothing to do on a coherent
- * host. RNIC_E_INVAL for a bad direction, RNIC_E_RANGE for a range that wraps. */
+ * host. RNIC_E_INVAL for a bad direction, RNIC_E_RANGE for a range that
+ * wraps or (simulated non-coherent host) registered memory the process has
+ * unmapped since: nothing is synced then. */
 int rnic_dma_sync(rnic_dev *dev, const void *addr, uint64_t len, int dir);
 
 /* A range where the platform saw a sync missing (simulation only). */

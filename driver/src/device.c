@@ -16,6 +16,7 @@ const char *rnic_strerror(int err) {
     case RNIC_E_STATE: return "wrong state";
     case RNIC_E_HW: return "device reported an error";
     case RNIC_E_RANGE: return "address range invalid";
+    case RNIC_E_ACCESS: return "host memory does not allow the access";
     default: return "unknown error";
     }
 }

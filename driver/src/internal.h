@@ -2,6 +2,7 @@
 #ifndef RNIC_INTERNAL_H
 #define RNIC_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rnic/rnic_drv.h"
@@ -9,6 +10,11 @@
 #include "rnic_hw.h"
 
 #define RNIC_MAX_PZ 256u
+
+/* RNIC_OK, RNIC_E_RANGE (a byte of the range is not mapped, or not
+ * readable) or RNIC_E_ACCESS (all there, some of it read-only and `write`
+ * asked). host_range.c. */
+int rnic_host_range_check(const void *addr, uint64_t len, bool write);
 
 struct rnic_dev {
     struct rnic_hal hal;

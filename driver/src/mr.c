@@ -50,6 +50,9 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
         return RNIC_E_INVAL;
     if ((uintptr_t)addr + len < (uintptr_t)addr)
         return RNIC_E_RANGE;
+    const int host = rnic_host_range_check(addr, len, (access & (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE)) != 0);
+    if (host != RNIC_OK)
+        return host;
     const uint32_t idx = pt_free_index(d);
     if (idx == 0)
         return RNIC_E_FULL;
@@ -58,7 +61,7 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
         return RNIC_E_NOMEM;
     if (d->hal.ops->dma_map(d->hal.ctx, addr, len) != 0) {
         free(mr);
-        return RNIC_E_RANGE;   /* overlaps a region already registered */
+        return RNIC_E_RANGE;   /* the platform refused the mapping (VFIO: an overlap) */
     }
     const uint8_t key = pt_next_key(d, idx);
     d->pt_used[idx] = 1;

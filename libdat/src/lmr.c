@@ -187,8 +187,13 @@ DAT_RETURN dat_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type, DAT_RE
         free(lmr);
         if (rc == RNIC_E_FULL)
             return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY_REGION);
+        /* Memory the process does not have (the driver looked: docs/libdat.md,
+         * "Registration") is a bad region description; read-only memory
+         * asked to take the NIC's writes, bad privileges for it. */
         if (rc == RNIC_E_RANGE)
             return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+        if (rc == RNIC_E_ACCESS)
+            return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
     }
     /* Without RO_AWARE_ in the IA name, virtual memory is strongly ordered

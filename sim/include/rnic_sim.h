@@ -98,7 +98,11 @@ void rnic_sim_bar_write32(rnic_sim_dev *dev, uint32_t offset, uint32_t value);
  * zero length or a range that wraps. Mappings may overlap (each is counted
  * on its own); unmap takes the exact range given to map and returns -1 for
  * a range that is not mapped. This is a streaming mapping: on a
- * non-coherent host its second view starts as a copy of the memory now. */
+ * non-coherent host its second view starts as a copy of the memory now, so
+ * there it is also -1 (nothing allocated) for memory the process cannot
+ * read or more than the host can shadow. A DMA inside a mapping is still
+ * refused, as a fault, where the process no longer has the memory
+ * (unmapped, or read-only for a write): it never faults the process. */
 int rnic_sim_dma_map(rnic_sim_dev *dev, void *va, size_t len);
 int rnic_sim_dma_unmap(rnic_sim_dev *dev, void *va, size_t len);
 
@@ -133,8 +137,9 @@ enum {
     RNIC_SIM_SYNC_FOR_CPU = 1,      /* clean and invalidate: coherent both ways */
 };
 /* Syncs [va, va+len) in direction `dir`; bytes outside non-coherent
- * mappings are coherent already. 0, or -1 for a wrapping range or an
- * unknown direction. A zero length does nothing. */
+ * mappings are coherent already. 0, or -1 for a wrapping range, an
+ * unknown direction, or tracked memory the process no longer has (nothing
+ * is synced then). A zero length does nothing. */
 int rnic_sim_dma_sync(rnic_sim_dev *dev, const void *va, size_t len, int dir);
 
 /* What the non-coherent model saw (bytes unless said otherwise). */

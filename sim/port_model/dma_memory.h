@@ -8,7 +8,8 @@
 class DmaMemory {
 public:
     virtual ~DmaMemory() = default;
-    // false: refused; nothing was read (`out` untouched) or written.
+    // false: refused; nothing was written, and `out` holds nothing to use
+    // (the channel answers a refused read with zeros).
     virtual bool dma_read(uint64_t addr, uint8_t *out, uint32_t len) = 0;
     virtual bool dma_write(uint64_t addr, const uint8_t *in, uint32_t len) = 0;
 };

@@ -1,17 +1,35 @@
 #include "host_cache.h"
 
 #include "dma_publish.h"
+#include "host_access.h"
 
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <new>
+#include <unistd.h>
 
 namespace {
 
-// IOVA = VA: the caller (HostMemory) has checked that the range is mapped.
+// IOVA = VA. The CPU's view is touched only where it was found reachable
+// first: by HostMemory for a DMA burst, here for syncs and unmaps.
 uint8_t *at(uint64_t va) { return reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(va)); }
 
 constexpr uint64_t kAllDirty = ~uint64_t{0};
+
+// How many bytes the model tracks at most, all mappings together. Each
+// costs two bytes and a bit of shadow, and the length is the program's to
+// choose (2^40 for a 4 KiB buffer): what the host cannot shadow, an eighth
+// of its memory at most, is refused before anything is allocated.
+uint64_t tracked_limit() {
+    static const uint64_t limit = [] {
+        const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || size <= 0)
+            return uint64_t{1} << 30;
+        return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) / 8;
+    }();
+    return limit;
+}
 
 }  // namespace
 
@@ -21,6 +39,53 @@ void HostCache::Segment::set_dirty(uint64_t o, bool v) {
         nic_dirty[o / 64] |= bit;
     else
         nic_dirty[o / 64] &= ~bit;
+}
+
+bool HostCache::Segment::any_dirty(uint64_t o, uint64_t n) const {
+    for (const uint64_t end = o + n; o < end;) {
+        const uint64_t bit = o % 64, m = std::min<uint64_t>(64 - bit, end - o);
+        const uint64_t mask = (m == 64 ? kAllDirty : (uint64_t{1} << m) - 1) << bit;
+        if (nic_dirty[o / 64] & mask)
+            return true;
+        o += m;
+    }
+    return false;
+}
+
+// Whether `op` can do its work on a piece: every operation but a DMA write
+// reads the CPU's view; a sync for the CPU and an unmap write it where the
+// NIC wrote (and only there, so only those pages are asked about: a page
+// costs a system call).
+bool HostCache::reachable(Op op, const Segment &s, uint64_t off, uint64_t va, uint64_t n) {
+    if (!host_access::readable(va, n))
+        return false;
+    if (op != Op::clean_invalidate && op != Op::retire)
+        return true;
+    const uint64_t page = host_access::page_size();
+    for (uint64_t i = 0; i < n;) {
+        const uint64_t m = std::min(n - i, page - (va + i) % page);
+        if (s.any_dirty(off + i, m) && !host_access::writable(va + i, m))
+            return false;
+        i += m;
+    }
+    return true;
+}
+
+// The CPU's view of a piece is gone (unmapped, or no longer writable) at
+// unmap: what the NIC wrote there can never reach the CPU, which is what
+// "unseen at unmap" reports.
+void HostCache::lose(Segment &s, uint64_t off, uint64_t va, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t o = off + i;
+        if (o % 64 == 0 && n - i >= 64 && s.nic_dirty[o / 64] == 0) {
+            i += 63;
+            continue;
+        }
+        if (s.dirty(o)) {
+            note(RNIC_SIM_CACHE_UNSEEN_AT_UNMAP, va + i);
+            s.set_dirty(o, false);
+        }
+    }
 }
 
 template <class Fn> void HostCache::pieces(uint64_t addr, uint64_t len, Fn fn) {
@@ -236,22 +301,30 @@ void HostCache::dma_write(uint64_t addr, const uint8_t *in, uint64_t len) {
     flush_notes();
 }
 
-void HostCache::sync(Op op, uint64_t addr, uint64_t len) {
+bool HostCache::sync(Op op, uint64_t addr, uint64_t len) {
+    // All or nothing: a sync that cannot reach some of its bytes changes none.
+    bool ok = true;
+    pieces(addr, len, [&](Segment *s, uint64_t off, uint64_t va, uint64_t n) {
+        ok = ok && (!s || reachable(op, *s, off, va, n));
+    });
+    if (!ok)
+        return false;
     pieces(addr, len, [&](Segment *s, uint64_t off, uint64_t va, uint64_t n) {
         if (s)
             apply(op, *s, off, va, n, nullptr);
     });
     flush_notes();
+    return true;
 }
 
-void HostCache::sync_for_device(uint64_t addr, uint64_t len) {
+bool HostCache::sync_for_device(uint64_t addr, uint64_t len) {
     ++stats_.syncs_for_device;
-    sync(Op::flush, addr, len);
+    return sync(Op::flush, addr, len);
 }
 
-void HostCache::sync_for_cpu(uint64_t addr, uint64_t len) {
+bool HostCache::sync_for_cpu(uint64_t addr, uint64_t len) {
     ++stats_.syncs_for_cpu;
-    sync(Op::clean_invalidate, addr, len);
+    return sync(Op::clean_invalidate, addr, len);
 }
 
 HostCache::Segment HostCache::slice(const Segment &from, uint64_t off, uint64_t n) {
@@ -263,40 +336,87 @@ HostCache::Segment HostCache::slice(const Segment &from, uint64_t off, uint64_t 
     return s;
 }
 
-void HostCache::adopt(uint64_t va, uint64_t len) {
+bool HostCache::adopt(uint64_t va, uint64_t len) {
     uint64_t lo = va, hi = va + len;
     // Tracked ranges overlapping or touching the new one merge with it.
     auto first = segs_.upper_bound(lo);
     if (first != segs_.begin() && std::prev(first)->first + std::prev(first)->second.len >= lo)
         first = std::prev(first);
     auto last = first;
+    uint64_t had = 0;
     while (last != segs_.end() && last->first <= hi) {
         lo = std::min(lo, last->first);
         hi = std::max(hi, last->first + last->second.len);
+        had += last->second.len;
         ++last;
     }
     if (std::distance(first, last) == 1 && first->first == lo && first->second.len == hi - lo)
-        return;   // already tracked as a whole
-    Segment merged(hi - lo);
-    std::memcpy(merged.nic.data(), at(lo), hi - lo);
-    merged.base = merged.nic;
-    uint64_t had = 0;
-    for (auto it = first; it != last; ++it) {
-        const uint64_t off = it->first - lo;
-        const Segment &old = it->second;
-        std::memcpy(merged.nic.data() + off, old.nic.data(), old.len);
-        std::memcpy(merged.base.data() + off, old.base.data(), old.len);
-        for (uint64_t i = 0; i < old.len; ++i)
-            merged.set_dirty(off + i, old.dirty(i));
-        had += old.len;
+        return true;   // already tracked as a whole
+    const uint64_t fresh = (hi - lo) - had;
+    if (fresh > tracked_limit() - std::min(stats_.tracked_bytes, tracked_limit()))
+        return false;
+    // The bytes new to the model start as the CPU's view: they must be
+    // there to be copied, which is checked before the shadow is allocated.
+    uint64_t cur = lo;
+    for (auto it = first; it != last; cur = it->first + it->second.len, ++it)
+        if (it->first > cur && !host_access::readable(cur, it->first - cur))
+            return false;
+    if (cur < hi && !host_access::readable(cur, hi - cur))
+        return false;
+    try {
+        Segment merged(hi - lo);
+        cur = lo;
+        auto gap = [&](uint64_t end) {
+            return end <= cur || host_access::read(cur, merged.nic.data() + (cur - lo), end - cur);
+        };
+        for (auto it = first; it != last; ++it) {
+            if (!gap(it->first))
+                return false;
+            const uint64_t off = it->first - lo;
+            const Segment &old = it->second;
+            std::memcpy(merged.nic.data() + off, old.nic.data(), old.len);
+            cur = it->first + old.len;
+        }
+        if (!gap(hi))
+            return false;
+        merged.base = merged.nic;
+        for (auto it = first; it != last; ++it) {
+            const uint64_t off = it->first - lo;
+            const Segment &old = it->second;
+            std::memcpy(merged.base.data() + off, old.base.data(), old.len);
+            for (uint64_t i = 0; i < old.len; ++i)
+                merged.set_dirty(off + i, old.dirty(i));
+        }
+        segs_.erase(first, last);
+        segs_.emplace(lo, std::move(merged));
+    } catch (const std::bad_alloc &) {
+        return false;   // the host could not shadow it after all: nothing changed
     }
-    segs_.erase(first, last);
-    segs_.emplace(lo, std::move(merged));
-    stats_.tracked_bytes += (hi - lo) - had;
+    stats_.tracked_bytes += fresh;
+    return true;
 }
 
 void HostCache::retire(uint64_t va, uint64_t len) {
-    sync(Op::retire, va, len);
+    // An unmap cannot fail: what is still there is handed to the CPU, page
+    // by page where some of the range is gone.
+    const uint64_t page = host_access::page_size();
+    pieces(va, len, [&](Segment *s, uint64_t off, uint64_t pva, uint64_t n) {
+        if (!s)
+            return;
+        if (reachable(Op::retire, *s, off, pva, n)) {
+            apply(Op::retire, *s, off, pva, n, nullptr);
+            return;
+        }
+        for (uint64_t i = 0; i < n;) {
+            const uint64_t m = std::min(n - i, page - (pva + i) % page);
+            if (reachable(Op::retire, *s, off + i, pva + i, m))
+                apply(Op::retire, *s, off + i, pva + i, m, nullptr);
+            else
+                lose(*s, off + i, pva + i, m);
+            i += m;
+        }
+    });
+    flush_notes();
     const uint64_t end = va + len;
     auto it = segs_.upper_bound(va);
     if (it != segs_.begin() && std::prev(it)->first + std::prev(it)->second.len > va)

@@ -27,20 +27,28 @@ class HostCache {
 public:
     // Starts tracking [va, va+len): bytes not tracked yet take the CPU's
     // current contents on both sides (the mapping is coherent when made).
-    void adopt(uint64_t va, uint64_t len);
+    // false, and nothing changes, when some new byte cannot be read or the
+    // model would track more than the host can shadow (tracked_limit).
+    bool adopt(uint64_t va, uint64_t len);
     // Stops tracking [va, va+len), as an unmap does: NIC writes the CPU has
-    // not seen are reported and handed to the CPU view, nothing is lost.
+    // not seen are reported and handed to the CPU view, nothing is lost;
+    // where the CPU's view is gone they are reported and dropped.
     void retire(uint64_t va, uint64_t len);
     bool empty() const { return segs_.empty(); }
 
     // NIC DMA. Bytes outside the tracked ranges are the coherent process
-    // memory and are served directly.
+    // memory and are served directly. The caller has checked that the CPU's
+    // view of the range can be read (and, for a write, written).
     void dma_read(uint64_t addr, uint8_t *out, uint64_t len);
     void dma_write(uint64_t addr, const uint8_t *in, uint64_t len);
     // Flush (clean): the CPU's writes in the range reach the NIC's view.
-    void sync_for_device(uint64_t addr, uint64_t len);
-    // Clean and invalidate: the range becomes coherent both ways.
-    void sync_for_cpu(uint64_t addr, uint64_t len);
+    // false, and nothing changes, when the CPU's view of a tracked byte
+    // cannot be read (the program unmapped it).
+    bool sync_for_device(uint64_t addr, uint64_t len);
+    // Clean and invalidate: the range becomes coherent both ways. false,
+    // and nothing changes, also when a NIC-written byte's page cannot be
+    // written.
+    bool sync_for_cpu(uint64_t addr, uint64_t len);
 
     const rnic_sim_cache_stats &stats() const { return stats_; }
     // Oldest report first; false when there is none.
@@ -61,6 +69,7 @@ private:
         explicit Segment(uint64_t n) : len(n), nic(n), base(n), nic_dirty((n + 63) / 64) {}
         bool dirty(uint64_t o) const { return nic_dirty[o / 64] >> (o % 64) & 1; }
         void set_dirty(uint64_t o, bool v);
+        bool any_dirty(uint64_t o, uint64_t n) const;
     };
     enum class Op { read, write, flush, clean_invalidate, retire };
 
@@ -69,8 +78,13 @@ private:
     template <class Fn> void pieces(uint64_t addr, uint64_t len, Fn fn);
     // One operation over a piece of one segment; `io` is the DMA buffer.
     void apply(Op op, Segment &s, uint64_t off, uint64_t va, uint64_t n, uint8_t *io);
-    // A DMA-less operation over every tracked byte of [addr, addr+len).
-    void sync(Op op, uint64_t addr, uint64_t len);
+    // A DMA-less operation over every tracked byte of [addr, addr+len), or
+    // (false) over none when some of them cannot be reached.
+    bool sync(Op op, uint64_t addr, uint64_t len);
+    // Whether the CPU's view of a piece allows what `op` does to it.
+    static bool reachable(Op op, const Segment &s, uint64_t off, uint64_t va, uint64_t n);
+    // Drops a piece whose CPU view is gone, reporting its NIC writes.
+    void lose(Segment &s, uint64_t off, uint64_t va, uint64_t n);
     void byte_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io);
     bool block_op(Op op, Segment &s, uint64_t o, uint64_t va, uint8_t *io);
     static bool quiet(const Segment &s, uint64_t o, uint64_t va, uint64_t len);

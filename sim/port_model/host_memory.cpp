@@ -1,6 +1,7 @@
 #include "host_memory.h"
 
 #include "dma_publish.h"
+#include "host_access.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,8 +12,10 @@ int HostMemory::map(uint64_t va, uint64_t len, Kind kind) {
     if (windowed_ && (va < window_.iova || va + len > window_.iova + window_.size))
         return -1;
     const bool cached = kind == Kind::streaming && mode_ == RNIC_SIM_NONCOHERENT;
-    if (cached)
-        cache_.adopt(va, len);
+    // The second view starts as a copy of the memory: memory that is not
+    // there, or more of it than the host could shadow, is refused here.
+    if (cached && !cache_.adopt(va, len))
+        return -1;
     ranges_.emplace(va, Mapping{len, kind, cached});
     if (kind == Kind::streaming)
         ++streaming_;
@@ -91,11 +94,8 @@ int HostMemory::sync(uint64_t va, uint64_t len, int dir) {
         return 0;
     if (va + len < va)
         return -1;
-    if (dir == RNIC_SIM_SYNC_FOR_DEVICE)
-        cache_.sync_for_device(va, len);
-    else
-        cache_.sync_for_cpu(va, len);
-    return 0;
+    const bool ok = dir == RNIC_SIM_SYNC_FOR_DEVICE ? cache_.sync_for_device(va, len) : cache_.sync_for_cpu(va, len);
+    return ok ? 0 : -1;
 }
 
 // Mapping changes are rare (registration time), accesses are every DMA
@@ -134,7 +134,8 @@ bool HostMemory::last_fault(rnic_sim_fault *out) const {
 uint8_t *HostMemory::host(uint64_t addr) const {
     if (windowed_)
         return window_.bytes + (addr - window_.iova);
-    // IOVA = VA: the mapping check is what makes this pointer safe.
+    // IOVA = VA: the mapping check and the host's own (host_access.h) are
+    // what make this pointer safe.
     return reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
 }
 
@@ -145,20 +146,36 @@ void HostMemory::fault(uint64_t addr, uint32_t len, bool is_write) {
 
 void HostMemory::refuse(uint64_t addr, uint32_t len, bool is_write) { fault(addr, len, is_write); }
 
+// Two checks, in order: the IOMMU's (is the range mapped for the NIC?) and
+// the host's (is the memory still there, with the access the burst needs?
+// host_access.h). A mapping says what the driver allowed; only the second
+// check knows whether the program unmapped or protected the memory since.
+// Either refusal is the same fault to the NIC.
 bool HostMemory::read(uint64_t addr, uint8_t *out, uint32_t len) {
     if (!mapped(addr, len)) {
         fault(addr, len, false);
         return false;
     }
+    if (windowed_) {
+        std::memcpy(out, host(addr), len);
+        return true;
+    }
+    // The common case copies and checks in one system call; the cache
+    // model reads the CPU's view byte by byte, so it asks first.
+    const bool ok = cache_.empty() ? host_access::read(addr, out, len) : host_access::readable(addr, len);
+    if (!ok) {
+        fault(addr, len, false);
+        return false;
+    }
     if (!cache_.empty())
         cache_.dma_read(addr, out, len);
-    else
-        std::memcpy(out, host(addr), len);
     return true;
 }
 
 bool HostMemory::write(uint64_t addr, const uint8_t *in, uint32_t len) {
-    if (!mapped(addr, len)) {
+    // Every page is checked before the first byte lands: a burst is
+    // applied whole or not at all, here as at the IOMMU.
+    if (!mapped(addr, len) || (!windowed_ && !host_access::writable(addr, len))) {
         fault(addr, len, true);
         return false;
     }

@@ -1,7 +1,10 @@
 // Host memory as one NIC's DMA sees it, behind an IOMMU: DMA is served only
-// inside ranges that were mapped. Everything else is a fault: refused,
-// counted, remembered, and no byte of memory is touched (a burst only partly
-// inside the mappings is refused whole).
+// inside ranges that were mapped, and only where the process's memory is
+// still there with the access the burst needs (host_access.h: a program may
+// unmap or protect what it registered). Everything else is a fault:
+// refused, counted, remembered, and no byte of memory is touched (a burst
+// only partly inside the mappings, or partly on a page that is gone, is
+// refused whole).
 //
 // No SystemC here: the platform puts a TLM-2.0 target in front of it
 // (sim/src/host_memory_target.h), the rtl_core bench calls it directly.
@@ -42,7 +45,10 @@ public:
     // coherent DMA memory.
     enum class Kind { streaming, coherent };
 
-    // 0, or -1 for a zero length, a range that wraps or one outside the window.
+    // 0, or -1 for a zero length, a range that wraps or one outside the
+    // window; and on a non-coherent host, for a streaming mapping whose
+    // second view cannot be made (memory that is not there to copy, or more
+    // than the host can shadow: HostCache::adopt).
     int map(uint64_t va, uint64_t len, Kind kind = Kind::streaming);
     // Removes one mapping of exactly [va, va+len): 0, or -1 if there is none.
     int unmap(uint64_t va, uint64_t len);
@@ -71,7 +77,8 @@ public:
     // 0, or -1 for an unknown mode, a change while streaming mappings exist,
     // or a non-coherent window.
     int set_coherency(int mode);
-    // 0, or -1 for a wrapping range or an unknown direction (RNIC_SIM_SYNC_*).
+    // 0, or -1 for a wrapping range, an unknown direction (RNIC_SIM_SYNC_*)
+    // or tracked memory the program no longer has (nothing is synced then).
     int sync(uint64_t va, uint64_t len, int dir);
     const rnic_sim_cache_stats &cache_stats() const { return cache_.stats(); }
     bool cache_report(rnic_sim_cache_report *out) { return cache_.pop_report(out); }

@@ -41,6 +41,7 @@ enum rnic_err {
     RNIC_E_STATE = -7,   /* object is in the wrong state for the call */
     RNIC_E_HW = -8,      /* the device reported an error (see rnic_dev_status) */
     RNIC_E_RANGE = -9,   /* address range outside a region, or too long */
+    RNIC_E_ACCESS = -10, /* host memory does not allow the access asked (read-only pages) */
 };
 const char *rnic_strerror(int err);
 
@@ -110,7 +111,12 @@ int rnic_pz_free(rnic_dev *dev, uint16_t pz);   /* RNIC_E_BUSY while used */
 
 /* ---- memory regions ---- */
 /* access: RNIC_ACCESS_* bits from rnic_hw.h. Maps the range for DMA and
- * programs a protection-table entry; key = index << 8 | 8-bit key. */
+ * programs a protection-table entry; key = index << 8 | 8-bit key.
+ * RNIC_E_RANGE when some byte of [addr, addr+len) is not memory the process
+ * can read (unmapped, PROT_NONE, a length past the mapping); RNIC_E_ACCESS
+ * when it is, but some of it is read-only and `access` lets the NIC write
+ * (LOCAL_WRITE or REMOTE_WRITE). Memory unmapped later is found at DMA time:
+ * the access fails with an error completion (docs/driver.md). */
 int rnic_mr_reg(rnic_dev *dev, void *addr, uint64_t len, uint16_t pz, uint32_t access, rnic_mr **out);
 uint32_t rnic_mr_key(const rnic_mr *mr);
 int rnic_mr_dereg(rnic_mr *mr);
@@ -156,7 +162,9 @@ enum rnic_sync_dir {
     RNIC_SYNC_FOR_CPU = 1,      /* clean and invalidate: the range is coherent both ways */
 };
 /* Syncs [addr, addr+len) of registered memory; nothing to do on a coherent
- * host. RNIC_E_INVAL for a bad direction, RNIC_E_RANGE for a range that wraps. */
+ * host. RNIC_E_INVAL for a bad direction, RNIC_E_RANGE for a range that
+ * wraps or (simulated non-coherent host) registered memory the process has
+ * unmapped since: nothing is synced then. */
 int rnic_dma_sync(rnic_dev *dev, const void *addr, uint64_t len, int dir);
 
 /* A range where the platform saw a sync missing (simulation only). */

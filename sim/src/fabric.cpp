@@ -6,7 +6,6 @@
 
 #include "fabric.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -40,7 +39,6 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         devs_[i]->connect(&links_[i], &links_[peer_of(i)]);
     if (!trace_path.empty())
         open_trace(trace_path);
-    log_events_ = std::getenv("RNIC_SIM_LOG") != nullptr;
     tlm::tlm_global_quantum::instance().set(period_ * static_cast<double>(kQuantumCycles));
     SC_THREAD(clock_thread);
 }

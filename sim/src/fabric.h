@@ -150,6 +150,8 @@ public:
     uint64_t frames_from(unsigned nic) const;
 
     void set_event_hook(rnic_sim_event_hook hook, void *arg) { event_hook_ = hook; event_arg_ = arg; }
+    // RNIC_SIM_LOG: every trace-port event on stderr, with its cycle.
+    void set_log_events(bool on) { log_events_ = on; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
 
 private:

@@ -48,7 +48,8 @@
  *   RNIC_HOST_COHERENCY  "coherent" (default) or "noncoherent": every NIC's
  *                      host mode until rnic_sim_set_coherency changes it
  *   RNIC_LINK_LATENCY  link latency in cycles, 1..1000000000 (default 100)
- *   RNIC_SIM_LOG       0 (default) or 1: every trace-port event on stderr
+ *   RNIC_SIM_LOG       0 (default) or 1: every trace-port event on stderr,
+ *                      by name, its arg's fields by name (rnic_names.h)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
  *                      a relative name lands under the waveforms/ directory,
  *                      or under RNIC_WAVE_DIR

@@ -36,15 +36,12 @@ static uint64_t sender_id(void)
     return (uint64_t)getpid();
 }
 
-static unsigned port_base(void)
-{
-    const char *s = getenv("DAT_RNIC_CM_PORT_BASE");
-    return s ? (unsigned)strtoul(s, NULL, 10) : 0u;
-}
-
 uint16_t dat_cm_port_of(DAT_CONN_QUAL qual)
 {
-    uint64_t p = qual + port_base();
+    unsigned base;
+    if (!dat_env_cm_port_base(&base))
+        return 0;
+    uint64_t p = qual + base;
     if (qual > 65535u || p == 0 || p > 65535u)
         return 0;
     return (uint16_t)p;
@@ -75,8 +72,8 @@ DAT_RETURN dat_cm_listen(struct dat_ia *ia, DAT_CONN_QUAL qual, bool any, DAT_CO
     if (any) {
         socklen_t l = sizeof(a);
         getsockname(fd, (struct sockaddr *)&a, &l);
-        unsigned p = ntohs(a.sin_port), base = port_base();
-        if (p <= base) {
+        unsigned p = ntohs(a.sin_port), base;
+        if (!dat_env_cm_port_base(&base) || p <= base) {
             close(fd);
             return DAT_ERR(DAT_CONN_QUAL_UNAVAILABLE, DAT_NO_SUBTYPE);
         }

@@ -476,8 +476,26 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
 
 DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
 void dat_dev_put(struct dat_dev *dev);
-/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250). */
+/* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250, as
+ * the first dat_ia_open read it). */
 uint64_t dat_cycles_per_us(void);
+
+/* ----------------------------------------------------------- environment */
+
+/* Every variable libdat reads (env.c): DAT_SUCCESS, or the error
+ * dat_ia_open returns for a bad value (named on stderr). */
+DAT_RETURN dat_env_check(void);
+/* `name` as a decimal number from min to max into *out, which keeps its
+ * default when the variable is unset or empty. false, with one line on
+ * stderr, for any other value. */
+bool dat_env_number(const char *name, uint64_t min, uint64_t max, uint64_t *out);
+/* The dat.conf to read: DAT_OVERRIDE, else /etc/dat.conf. false for a
+ * DAT_OVERRIDE that cannot be read. */
+bool dat_env_conf(const char **path);
+/* DAT_RNIC_CM_PORT_BASE (0 by default); false for a bad value. */
+bool dat_env_cm_port_base(unsigned *base);
+/* RNIC_SIM_NICS (2 by default): the built-in names rnic0.. listed. */
+bool dat_env_nics(unsigned *n);
 /* The device's clock, in cycles. */
 uint64_t dat_now(const struct dat_dev *dev);
 

@@ -100,24 +100,6 @@ void dat_dev_put(struct dat_dev *dev)
 
 /* ------------------------------------------------------------------ time */
 
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    return (*end == '\0' && v > 0) ? (uint64_t)v : dflt;
-}
-
-uint64_t dat_cycles_per_us(void)
-{
-    static uint64_t mhz;
-    if (!mhz)
-        mhz = env_u64("RNIC_CLOCK_MHZ", 250);
-    return mhz;
-}
-
 uint64_t dat_now(const struct dat_dev *dev)
 {
     return rnic_time(dev->rdev);

@@ -26,12 +26,16 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
     if (!ia_handle)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 
+    /* Before anything is found or opened: a bad value fails the open. */
+    DAT_RETURN r = dat_env_check();
+    if (r != DAT_SUCCESS)
+        return r;
     const char *name = ia_name;
     bool ro_aware = strncmp(name, RO_AWARE_PREFIX, strlen(RO_AWARE_PREFIX)) == 0;
     if (ro_aware)
         name += strlen(RO_AWARE_PREFIX);
     struct dat_ia_entry e;
-    DAT_RETURN r = dat_registry_find(name, &e);
+    r = dat_registry_find(name, &e);
     if (r != DAT_SUCCESS)
         return r;
     if (dat_major != e.major)

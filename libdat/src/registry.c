@@ -111,16 +111,13 @@ static bool parse_line(char *line, struct dat_ia_entry *e)
     return parse_ia_params(f[6], e);
 }
 
-static const char *conf_path(void)
-{
-    const char *p = getenv("DAT_OVERRIDE");
-    return (p && *p) ? p : "/etc/dat.conf";
-}
-
 /* Calls fn on every entry of ours in dat.conf until it returns true. */
 static bool conf_each(bool (*fn)(const struct dat_ia_entry *, void *), void *arg)
 {
-    FILE *f = fopen(conf_path(), "r");
+    const char *path;
+    if (!dat_env_conf(&path))
+        return false;
+    FILE *f = fopen(path, "r");
     if (!f)
         return false;
     char line[1024];
@@ -201,13 +198,6 @@ static bool list_conf(const struct dat_ia_entry *e, void *arg)
     return false;
 }
 
-static unsigned builtin_count(void)
-{
-    const char *s = getenv("RNIC_SIM_NICS");
-    long n = s ? strtol(s, NULL, 10) : 2;
-    return (n > 0 && n < 256) ? (unsigned)n : 2;
-}
-
 DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entries_returned,
                                        DAT_PROVIDER_INFO *(dat_provider_list[]))
 {
@@ -218,9 +208,14 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entri
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
     if (max_to_return > 0 && !dat_provider_list)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+    /* A list from a configuration other than the one given would mislead. */
+    const char *conf;
+    unsigned nics;
+    if (!dat_env_conf(&conf) || !dat_env_nics(&nics))
+        return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
     struct list_arg la = { max_to_return, 0, dat_provider_list };
     conf_each(list_conf, &la);
-    for (unsigned i = 0; i < builtin_count(); i++) {
+    for (unsigned i = 0; i < nics; i++) {
         char name[16];
         snprintf(name, sizeof(name), "rnic%u", i);
         list_add(&la, name, DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_TRUE);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate rnic_pkg.sv, rnic_reg_decode.sv, rnic_hw.h and rnic_spec.md from rnic.toml.
+"""Generate rnic_pkg.sv, rnic_reg_decode.sv, rnic_hw.h, rnic_names.h and rnic_spec.md from rnic.toml.
 
 The TOML file is the single description of everything software and
 hardware must agree on; this script is the only way its contents reach
@@ -14,6 +14,9 @@ What each output gets:
   package type, so the RTL never needs either).
 - rnic_hw.h: the same numbers as C macros (RNIC_*), and RNIC_GET/RNIC_SET
   for the ring words; nothing marked rtl_only.
+- rnic_names.h: C names for those numbers: a function per enum giving a
+  value's name, and rnic_ev_arg_format, which prints a trace event's arg
+  field by field from its layout (the structs with an `event`).
 - rnic_reg_decode.sv: the BAR0 register block's decode, from the [[reg]]
   tables (address decode, read mux, the registers software writes, the
   strobes for commands and doorbells); rnic_regs instantiates it and talks
@@ -114,7 +117,7 @@ def load(path):
         if isinstance(size, str):
             size = params[size]
         st = {"name": sname, "doc": s.get("doc", sname), "bits": 8 * size,
-              "rtl_only": s.get("rtl_only", False), "fields": []}
+              "rtl_only": s.get("rtl_only", False), "event": s.get("event"), "fields": []}
         for f in s["fields"]:
             fd = {"name": f["name"], "doc": f.get("doc", ""), "type": f.get("type"),
                   "view": f.get("view"), "word": f.get("word"), "count": f.get("count")}
@@ -186,6 +189,7 @@ def load(path):
 
     for r in regs:
         check_reg(r, params, enums)
+    check_event_args(enums, structs)
 
     wire = spec.get("wire", {})
     consts = [(k, v) for k, v in wire.items() if k != "doc"]
@@ -194,6 +198,34 @@ def load(path):
             die(f"wire {k}: {v['value']} does not fit in {v['width']} bits")
     return {"spec": spec, "params": params, "regs": regs, "enums": enums, "structs": structs,
             "wire_doc": wire.get("doc", ""), "wire": consts}
+
+
+# The enum of the trace port's event codes; its value 0 is "no event".
+TRACE_EVENTS = "EV"
+
+
+def check_event_args(enums, structs):
+    """Every trace event has one arg layout (a struct with `event`), as wide
+    as trace_arg, so no event can be logged without its fields' names."""
+    events = dict(enums[TRACE_EVENTS]["items"])
+    owner = {}
+    for st in structs.values():
+        ev = st["event"]
+        if ev is None:
+            continue
+        if ev not in events:
+            die(f"{st['name']}: event {ev} is no {TRACE_EVENTS} value")
+        if ev in owner:
+            die(f"{st['name']}: event {ev} already has the layout {owner[ev]}")
+        if st["bits"] != 64 or st["rtl_only"]:
+            die(f"{st['name']}: an event's arg is 64 bits that software sees")
+        for fd in st["fields"]:
+            if fd["count"] is not None or fd["view"] or fd["word"] is not None:
+                die(f"{st['name']}.{fd['name']}: an arg field is a plain bit range")
+        owner[ev] = st["name"]
+    missing = [k for k, v in events.items() if v != 0 and k not in owner]
+    if missing:
+        die(f"no arg layout (a struct with event = ...) for {', '.join(missing)}")
 
 
 REG_KEYS = {"name", "offset", "access", "doc", "fields", "count", "count_param", "stride", "bits", "type",
@@ -799,6 +831,121 @@ def gen_c(m):
     return "\n".join(out) + "\n"
 
 
+def names_fn(enum):
+    return f"rnic_{enum.lower()}_name"
+
+
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# The part of rnic_names.h that does not depend on the spec: the field
+# descriptor and the printer every event's layout goes through.
+NAMES_PRINTER = r"""
+/* One field of an event's arg, for rnic_ev_arg_format. */
+struct rnic_arg_field {
+    const char *name;                      /* as printed: the spec's name in lower case */
+    unsigned lsb, width;
+    const char *(*value_name)(unsigned);   /* the field's enum; NULL: a number */
+    unsigned hex_digits;                   /* a number printed in hex (a key); 0: decimal */
+};
+
+/* snprintf at offset `at` of buf[len], where the text so far may already
+ * have run past the end: returns the length the text now needs. */
+static inline int rnic_names_put(char *buf, size_t len, int at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline int rnic_names_put(char *buf, size_t len, int at, const char *fmt, ...)
+{
+    const size_t off = (size_t)at;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf && off < len ? buf + off : NULL, buf && off < len ? len - off : 0, fmt, ap);
+    va_end(ap);
+    return n < 0 ? at : at + n;
+}
+
+/* "name=value ..." for each field; bits no field covers, if any are set,
+ * as rest=0x..., so a layout that misses a bit the RTL sets shows. */
+static inline int rnic_names_fields(const struct rnic_arg_field *f, size_t n, uint64_t v, char *buf, size_t len)
+{
+    int at = 0;
+    uint64_t rest = v;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t mask = ~(uint64_t)0 >> (64u - f[i].width);
+        const uint64_t x = (v >> f[i].lsb) & mask;
+        rest &= ~(mask << f[i].lsb);
+        const char *sep = i ? " " : "";
+        const char *name = f[i].value_name ? f[i].value_name((unsigned)x) : NULL;
+        if (name)
+            at = rnic_names_put(buf, len, at, "%s%s=%s", sep, f[i].name, name);
+        else if (f[i].value_name)   /* a value the enum does not have */
+            at = rnic_names_put(buf, len, at, "%s%s=%llu?", sep, f[i].name, (unsigned long long)x);
+        else if (f[i].hex_digits)
+            at = rnic_names_put(buf, len, at, "%s%s=0x%0*llx", sep, f[i].name, (int)f[i].hex_digits,
+                                (unsigned long long)x);
+        else
+            at = rnic_names_put(buf, len, at, "%s%s=%llu", sep, f[i].name, (unsigned long long)x);
+    }
+    if (rest)
+        at = rnic_names_put(buf, len, at, "%srest=0x%016llx", n ? " " : "", (unsigned long long)rest);
+    return at;
+}
+"""
+
+
+def names_field(fd, enums):
+    """The initializer of one struct rnic_arg_field."""
+    t = fd["type"]
+    value_name, digits = "NULL", 0
+    if t in enums and not enums[t]["flags"]:
+        if enums[t]["rtl_only"]:
+            die(f"{fd['name']}: enum {t} is RTL only, software cannot name its values")
+        value_name = names_fn(t)
+    elif t is not None:
+        # A key (or a set of flags) reads best as the number software writes.
+        digits = (fd["width"] + 3) // 4
+    return f"{{{c_string(fd['name'].lower())}, {fd['lsb']}u, {fd['width']}u, {value_name}, {digits}u}}"
+
+
+def gen_names(m):
+    enums, structs = m["enums"], m["structs"]
+    out = [f"/* {BANNER} */",
+           "/* Names for the numbers of rnic_hw.h, from the same spec: each enum's",
+           " * values, and each trace event's arg field by field. For logs and test",
+           " * reports; every function is static inline, so including this costs",
+           " * nothing unused. */",
+           "#ifndef RNIC_NAMES_H", "#define RNIC_NAMES_H", "",
+           "#include <stdarg.h>", "#include <stddef.h>", "#include <stdint.h>", "#include <stdio.h>", ""]
+    for e in enums.values():
+        if e["rtl_only"]:
+            continue
+        what = "a flag's name (one bit)" if e["flags"] else "a value's name"
+        out += [f"/* {e['doc']}: {what}, without RNIC_{e['name']}_; NULL for any other number. */",
+                f"static inline const char *{names_fn(e['name'])}(unsigned v)", "{", "    switch (v) {"]
+        out += [f"    case {v}u: return {c_string(k)};" for k, v in e["items"]]
+        out += ["    default: return NULL;", "    }", "}", ""]
+    out.append(NAMES_PRINTER)
+    layouts = {st["event"]: st for st in structs.values() if st["event"]}
+    out += [f"/* The fields of trace event `event`'s arg (the {TRACE_EVENTS}_ARG_* layouts) as",
+            " * \"name=value ...\", snprintf style: writes what fits in buf[len] and",
+            " * returns the length the whole text needs. An event with no layout",
+            " * prints its arg whole. */",
+            "static inline int rnic_ev_arg_format(unsigned event, uint64_t arg, char *buf, size_t len)", "{"]
+    cases = []
+    for k, v in enums[TRACE_EVENTS]["items"]:
+        st = layouts.get(k)
+        if st is None:
+            continue
+        var = k.lower()
+        inits = ",\n        ".join(names_field(fd, enums) for fd in st["fields"])
+        out.append(f"    static const struct rnic_arg_field {var}[] = {{\n        {inits}}};")
+        cases.append(f"    case {v}u:   /* {k} */\n        return rnic_names_fields({var}, sizeof({var}) / sizeof({var}[0]), arg, buf, len);")
+    out += ["    switch (event) {"] + cases
+    out += ["    default: return rnic_names_put(buf, len, 0, \"arg=0x%016llx\", (unsigned long long)arg);",
+            "    }", "}", "", "#endif"]
+    return "\n".join(out) + "\n"
+
+
 def cell(text):
     """Text for a Markdown table cell: a | would end the cell."""
     return text.replace("|", "\\|")
@@ -888,6 +1035,7 @@ def main():
     outdir.mkdir(parents=True, exist_ok=True)
     write_if_changed(outdir / "rnic_pkg.sv", gen_sv(model))
     write_if_changed(outdir / "rnic_hw.h", gen_c(model))
+    write_if_changed(outdir / "rnic_names.h", gen_names(model))
     write_if_changed(outdir / "rnic_spec.md", gen_md(model))
     write_if_changed(outdir / "rnic_reg_decode.sv", gen_decode(model))
 

@@ -35,18 +35,24 @@
  * the NIC's DMA uses. Syncs move data between the two. Coherent mappings
  * (rnic_sim_dma_map_coherent: rings and CQs) never have a second copy.
  *
- * Environment (read at the first open):
+ * Environment (read at the first open; RNIC<i>_LINK_* at NIC i's open). An
+ * unset or empty variable means its default; any value it does not accept
+ * makes the open fail (-3) with one line on stderr naming the variable, the
+ * value and what it accepts.
  *   RNIC_SIM_MODE      auto (default), lockstep or freerun
  *   RNIC_SIM_SKIP      1 (default): jump idle time; 0: clock every cycle
- *   RNIC_LINK_PORT_BASE  UDP port of rnic0's link socket (default 24790)
+ *   RNIC_LINK_PORT_BASE  UDP port of rnic0's link socket, 1..65535 (default 24790)
  *   RNIC<i>_LINK_LOCAL, RNIC<i>_LINK_PEER   host:port of NIC i's link socket
  *                      and of its peer's (defaults from RNIC_LINK_PORT_BASE)
- *   RNIC_SIM_NICS      number of RNICs in the fabric (default 2)
+ *   RNIC_SIM_NICS      number of RNICs in the fabric, 1..16 (default 2)
  *   RNIC_HOST_COHERENCY  "coherent" (default) or "noncoherent": every NIC's
  *                      host mode until rnic_sim_set_coherency changes it
- *   RNIC_LINK_LATENCY  link latency in cycles (default 100)
+ *   RNIC_LINK_LATENCY  link latency in cycles, 1..1000000000 (default 100)
+ *   RNIC_SIM_LOG       0 (default) or 1: every trace-port event on stderr,
+ *                      by name, its arg's fields by name (rnic_names.h)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
- *                      a relative name lands under the waveforms/ directory
+ *                      a relative name lands under the waveforms/ directory,
+ *                      or under RNIC_WAVE_DIR
  *   RNIC_PCAP          file name of a pcap capture of every frame on every link
  *                      (Ethernet link type, nanosecond timestamps of simulated time)
  */
@@ -64,7 +70,7 @@ typedef struct rnic_sim_dev rnic_sim_dev;
 
 /* Open NIC `name` ("rnic0", ...). Returns 0, or -1 for an unknown name,
  * -2 when its link socket cannot be opened (a port in use: the reason is
- * on stderr). */
+ * on stderr), -3 for a bad value in the environment (named on stderr). */
 int rnic_sim_open(const char *name, rnic_sim_dev **out);
 
 enum {
@@ -77,8 +83,9 @@ struct rnic_sim_open_options {
     const char *link_local;       /* "host:port" this NIC's link socket binds; NULL: default */
     const char *link_peer;        /* "host:port" of the peer NIC's link socket; NULL: default */
 };
-/* rnic_sim_open with options (NULL: none). -3 for a bad endpoint or a
- * mode that contradicts the one in force (one mode per process). */
+/* rnic_sim_open with options (NULL: none). -3 for a bad value in the
+ * environment, a bad endpoint or a mode that contradicts the one in force
+ * (one mode per process); stderr says which. */
 int rnic_sim_open_with(const char *name, const struct rnic_sim_open_options *opt, rnic_sim_dev **out);
 /* RNIC_SIM_MODE_LOCKSTEP or _FREERUN: how time moves now. */
 int rnic_sim_mode(void);

@@ -5,8 +5,8 @@
 #include "Vrnic_top.h"
 
 #include "fabric.h"
+#include "rnic_names.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -40,7 +40,6 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
         devs_[i]->connect(&links_[i], &links_[peer_of(i)]);
     if (!trace_path.empty())
         open_trace(trace_path);
-    log_events_ = std::getenv("RNIC_SIM_LOG") != nullptr;
     tlm::tlm_global_quantum::instance().set(period_ * static_cast<double>(kQuantumCycles));
     SC_THREAD(clock_thread);
 }
@@ -132,10 +131,20 @@ bool Fabric::activate(unsigned i, const sockaddr_in &local, const sockaddr_in &p
     return true;
 }
 
+// One line an event, its name and its arg's fields named by rnic.toml's
+// layouts: "cycle 1234 rnic1 RKEY_CHECK qp 1 rkey=0x00000105 verdict=KEY".
+void Fabric::log_event(const rnic_sim_event &ev) {
+    char args[192];
+    rnic_ev_arg_format(ev.event, ev.arg, args, sizeof(args));
+    const char *name = rnic_ev_name(ev.event);
+    const std::string code = name ? name : "event " + std::to_string(ev.event);
+    std::fprintf(stderr, "cycle %llu rnic%u %s qp %u %s\n", (unsigned long long)ev.cycle, ev.nic, code.c_str(),
+                 (unsigned)ev.qpn, args);
+}
+
 void Fabric::event(const rnic_sim_event &ev) {
     if (log_events_)
-        std::fprintf(stderr, "cycle %llu rnic%u event %u qp %u arg %016llx\n", (unsigned long long)ev.cycle, ev.nic,
-                     (unsigned)ev.event, (unsigned)ev.qpn, (unsigned long long)ev.arg);
+        log_event(ev);
     if (event_hook_)
         event_hook_(&ev, event_arg_);
 }

@@ -150,6 +150,8 @@ public:
     uint64_t frames_from(unsigned nic) const;
 
     void set_event_hook(rnic_sim_event_hook hook, void *arg) { event_hook_ = hook; event_arg_ = arg; }
+    // RNIC_SIM_LOG: every trace-port event on stderr, by name, with its cycle.
+    void set_log_events(bool on) { log_events_ = on; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
 
 private:
@@ -159,6 +161,7 @@ private:
     // A NIC finished sending a frame in `cycle`: hook, capture, then the wire.
     void send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle);
     void event(const rnic_sim_event &ev);
+    static void log_event(const rnic_sim_event &ev);
     void clock_thread();
     RunResult clock(const RunRequest &req);
     void step();

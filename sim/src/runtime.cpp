@@ -1,5 +1,7 @@
 #include "runtime.h"
 
+#include "env.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace {
 
@@ -36,71 +37,70 @@ constexpr uint64_t kSliceCycles = 4096;
 // this much, never a hang).
 constexpr auto kWaitRecheck = std::chrono::milliseconds(50);
 
-uint64_t env_u64(const char *name, uint64_t dflt) {
-    const char *v = std::getenv(name);
-    if (!v || !*v)
-        return dflt;
-    char *end = nullptr;
-    const unsigned long long x = std::strtoull(v, &end, 0);
-    return (end && *end == '\0') ? x : dflt;
+// What the environment says about the fabric (docs/platform.md, "Options"),
+// read at the first open. A bad value refuses the open instead of giving a
+// fabric that is not the one asked for.
+struct Settings {
+    int choice = static_cast<int>(Runtime::Choice::automatic);
+    int skip = 1;
+    uint64_t nics = 2;
+    uint64_t latency = 100;
+    uint64_t port_base = 24790;
+    int coherency = RNIC_SIM_COHERENT;
+    int log = 0;
+    std::string trace, wave_dir = RNIC_DEFAULT_WAVE_DIR, pcap;
+};
+
+// The first bad value stops the reading: its message is the open's one line.
+bool read_settings(Settings *s, std::string *error) {
+    using C = Runtime::Choice;
+    Env::text("RNIC_TRACE", &s->trace);
+    Env::text("RNIC_WAVE_DIR", &s->wave_dir);
+    Env::text("RNIC_PCAP", &s->pcap);
+    return Env::word("RNIC_SIM_MODE",
+                     {{"auto", static_cast<int>(C::automatic)}, {"lockstep", static_cast<int>(C::lockstep)},
+                      {"freerun", static_cast<int>(C::freerun)}, {"free-running", static_cast<int>(C::freerun)}},
+                     &s->choice, error) &&
+           Env::word("RNIC_SIM_SKIP", {{"0", 0}, {"1", 1}}, &s->skip, error) &&
+           Env::word("RNIC_SIM_LOG", {{"0", 0}, {"1", 1}}, &s->log, error) &&
+           // The NICs' interrupt lines are bits of a 32-bit mask, and the C
+           // ABI keeps 16 handles.
+           Env::number("RNIC_SIM_NICS", 1, 16, &s->nics, error) &&
+           // A link holds latency x 8 bytes in flight; a billion cycles (4 s)
+           // is already far past any link worth simulating.
+           Env::number("RNIC_LINK_LATENCY", 1, 1000000000, &s->latency, error) &&
+           Env::number("RNIC_LINK_PORT_BASE", 1, 65535, &s->port_base, error) &&
+           Env::word("RNIC_HOST_COHERENCY", {{"coherent", RNIC_SIM_COHERENT}, {"noncoherent", RNIC_SIM_NONCOHERENT}},
+                     &s->coherency, error);
 }
 
-Runtime::Choice choice_from_env() {
-    const char *v = std::getenv("RNIC_SIM_MODE");
-    if (!v || !*v || std::strcmp(v, "auto") == 0)
-        return Runtime::Choice::automatic;
-    if (std::strcmp(v, "lockstep") == 0)
-        return Runtime::Choice::lockstep;
-    if (std::strcmp(v, "freerun") == 0 || std::strcmp(v, "free-running") == 0)
-        return Runtime::Choice::freerun;
-    std::fprintf(stderr, "rnic_sim: RNIC_SIM_MODE=%s is none of auto, lockstep, freerun: auto\n", v);
-    return Runtime::Choice::automatic;
-}
-
-std::string trace_path() {
-    const char *v = std::getenv("RNIC_TRACE");
-    if (!v || !*v)
-        return {};
-    std::string p(v);
-    if (p[0] == '/')
-        return p;
+std::string trace_path(const Settings &s) {
+    if (s.trace.empty() || s.trace[0] == '/')
+        return s.trace;
     // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
-    const char *dir = std::getenv("RNIC_WAVE_DIR");
-    return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
-}
-
-// RNIC_HOST_COHERENCY: a bad value is named on stderr and the host stays
-// coherent, as with no value at all.
-int host_coherency() {
-    const char *v = std::getenv("RNIC_HOST_COHERENCY");
-    if (!v || !*v || std::strcmp(v, "coherent") == 0)
-        return RNIC_SIM_COHERENT;
-    if (std::strcmp(v, "noncoherent") == 0)
-        return RNIC_SIM_NONCOHERENT;
-    std::fprintf(stderr, "rnic_sim: RNIC_HOST_COHERENCY=%s is neither coherent nor noncoherent: coherent\n", v);
-    return RNIC_SIM_COHERENT;
+    return s.wave_dir + "/" + s.trace;
 }
 
 // The link endpoints of NIC i: given, else RNIC<i>_LINK_LOCAL / _PEER, else
-// 127.0.0.1 at RNIC_LINK_PORT_BASE + the NIC's index, so NIC 2k and 2k+1
-// opened in two processes of one machine find each other.
-bool endpoint(const std::string &given, const char *env_suffix, unsigned nic, unsigned port_nic, sockaddr_in *out,
-              std::string *error) {
-    std::string spec = given;
-    if (spec.empty()) {
-        const std::string name = "RNIC" + std::to_string(nic) + env_suffix;
-        if (const char *v = std::getenv(name.c_str()); v && *v)
-            spec = v;
+// 127.0.0.1 at the port base + the NIC's index, so NIC 2k and 2k+1 opened in
+// two processes of one machine find each other.
+bool endpoint(const std::string &given, const char *env_suffix, unsigned nic, unsigned port_nic, uint64_t port_base,
+              sockaddr_in *out, std::string *error) {
+    if (!given.empty())
+        return UdpPort::parse_address(given, out, error);
+    bool from_env = false;
+    const std::string name = "RNIC" + std::to_string(nic) + env_suffix;
+    if (!Env::read(
+            name, "host:port (an IPv4 address or host name, a port from 1 to 65535)",
+            [&](const std::string &s) { return from_env = UdpPort::parse_address(s, out, nullptr); }, error))
+        return false;
+    if (from_env)
+        return true;
+    if (port_base + port_nic > 65535) {
+        *error = "RNIC_LINK_PORT_BASE=" + std::to_string(port_base) + " leaves no port for rnic" + std::to_string(port_nic);
+        return false;
     }
-    if (spec.empty()) {
-        const uint64_t base = env_u64("RNIC_LINK_PORT_BASE", 24790);
-        if (base + port_nic > 65535 || base == 0) {
-            *error = "RNIC_LINK_PORT_BASE=" + std::to_string(base) + " leaves no port for rnic" + std::to_string(port_nic);
-            return false;
-        }
-        spec = "127.0.0.1:" + std::to_string(base + port_nic);
-    }
-    return UdpPort::parse_address(spec, out, error);
+    return UdpPort::parse_address("127.0.0.1:" + std::to_string(port_base + port_nic), out, error);
 }
 
 Runtime *g_runtime;
@@ -125,11 +125,6 @@ Runtime &Runtime::get() {
 bool Runtime::in_simulation() { return t_in_simulation; }
 
 Runtime::Runtime() {
-    choice_ = choice_from_env();
-    const char *s = std::getenv("RNIC_SIM_SKIP");
-    if (s && *s && std::strcmp(s, "0") != 0 && std::strcmp(s, "1") != 0)
-        std::fprintf(stderr, "rnic_sim: RNIC_SIM_SKIP=%s is neither 0 nor 1: 1\n", s);
-    skip_ = !(s && std::strcmp(s, "0") == 0);
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
@@ -187,16 +182,20 @@ void Runtime::note_thread() {
 
 // ------------------------------------------------------------------- build
 
-void Runtime::build(Choice choice) {
-    if (choice != Choice::automatic)
-        choice_ = choice;
-    const unsigned nics = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(16, env_u64("RNIC_SIM_NICS", 2))));
-    fabric_ = std::make_unique<Fabric>("fabric", nics, env_u64("RNIC_LINK_LATENCY", 100), trace_path());
-    const int coherency = host_coherency();
+bool Runtime::build(Choice choice, std::string *error) {
+    Settings s;
+    if (!read_settings(&s, error))
+        return false;
+    choice_ = choice != Choice::automatic ? choice : static_cast<Choice>(s.choice);
+    skip_ = s.skip != 0;
+    port_base_ = s.port_base;
+    const unsigned nics = static_cast<unsigned>(s.nics);
+    fabric_ = std::make_unique<Fabric>("fabric", nics, s.latency, trace_path(s));
+    fabric_->set_log_events(s.log != 0);
     for (unsigned i = 0; i < nics; ++i)
-        fabric_->memory(i).set_default_coherency(coherency);
-    if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
-        fabric_->open_pcap(pcap);
+        fabric_->memory(i).set_default_coherency(s.coherency);
+    if (!s.pcap.empty())
+        fabric_->open_pcap(s.pcap);
     fabric_->start();
     if (choice_ == Choice::lockstep) {
         // The whole fabric in this process, reset together: cycle 6 after
@@ -206,6 +205,7 @@ void Runtime::build(Choice choice) {
         fabric_->run(RunRequest{Fabric::kResetCycles + 2});
         publish();
     }
+    return true;
 }
 
 int Runtime::open(unsigned index, Choice choice, const std::string &link_local, const std::string &link_peer,
@@ -214,7 +214,8 @@ int Runtime::open(unsigned index, Choice choice, const std::string &link_local, 
     if (!a.ok())
         return -1;
     if (!fabric_) {
-        build(choice);
+        if (!build(choice, error))
+            return -3;
     } else if ((choice == Choice::lockstep && (freerun_ || choice_ == Choice::freerun)) ||
                (choice == Choice::freerun && choice_ == Choice::lockstep)) {
         *error = std::string("the simulation already runs ") + (freerun_ ? "free-running" : "in lockstep") +
@@ -226,8 +227,8 @@ int Runtime::open(unsigned index, Choice choice, const std::string &link_local, 
     if (choice_ != Choice::lockstep && !fabric_->active(index)) {
         sockaddr_in local{}, peer{};
         const unsigned p = fabric_->peer_of(index);
-        if (!endpoint(link_local, "_LINK_LOCAL", index, index, &local, error) ||
-            !endpoint(link_peer, "_LINK_PEER", index, p, &peer, error))
+        if (!endpoint(link_local, "_LINK_LOCAL", index, index, port_base_, &local, error) ||
+            !endpoint(link_peer, "_LINK_PEER", index, p, port_base_, &peer, error))
             return -3;
         if (!fabric_->activate(index, local, peer, error))
             return -2;

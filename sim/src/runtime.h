@@ -62,7 +62,8 @@ public:
     // Builds the fabric on first use (from the environment, with `choice`
     // when the caller names one) and lets NIC `index` join it. 0; -1 for an
     // index outside the fabric; -2 when its link socket cannot be opened
-    // (*error says why); -3 for a mode that contradicts the one in force.
+    // (*error says why); -3 for a bad value in the environment or a bad
+    // endpoint (*error names it), or a mode that contradicts the one in force.
     int open(unsigned index, Choice choice, const std::string &link_local, const std::string &link_peer,
              std::string *error);
 
@@ -97,7 +98,9 @@ public:
 
 private:
     Runtime();
-    void build(Choice choice);
+    // False, with *error naming the variable, for a bad value in the
+    // environment: no fabric is built, and the next open reads it again.
+    bool build(Choice choice, std::string *error);
     void go_freerun();
     void sim_loop();
     void sleep_idle(std::unique_lock<std::mutex> &lk);
@@ -118,6 +121,7 @@ private:
     std::unique_ptr<Fabric> fabric_;
     Choice choice_ = Choice::automatic;
     bool skip_ = true;
+    uint64_t port_base_ = 0;             // RNIC_LINK_PORT_BASE, once built
     std::atomic<bool> freerun_{false};
     std::atomic<int> waiting_{0};        // API calls waiting for the lock
     std::condition_variable handover_;   // the simulation thread waits here while they do

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "rnic_hw.h"
+#include "rnic_names.h"
 
 static struct rnic_sim_event *g_ev;
 static size_t g_n, g_cap;
@@ -58,18 +59,8 @@ int rec_any_between(int nic, unsigned event, int qpn, uint64_t t0, uint64_t t1)
 
 const char *rec_event_name(unsigned event)
 {
-    switch (event) {
-    case RNIC_EV_DOORBELL: return "DOORBELL";
-    case RNIC_EV_WQE_FETCHED: return "WQE_FETCHED";
-    case RNIC_EV_FENCE_HOLD: return "FENCE_HOLD";
-    case RNIC_EV_BIND_COMMIT: return "BIND_COMMIT";
-    case RNIC_EV_PKT_FIRST: return "PKT_FIRST";
-    case RNIC_EV_RKEY_CHECK: return "RKEY_CHECK";
-    case RNIC_EV_CQE_WRITTEN: return "CQE_WRITTEN";
-    case RNIC_EV_NAK_SENT: return "NAK_SENT";
-    case RNIC_EV_QP_ERROR: return "QP_ERROR";
-    default: return "?";
-    }
+    const char *name = rnic_ev_name(event);
+    return name ? name : "?";
 }
 
 void rec_dump(const char *name)

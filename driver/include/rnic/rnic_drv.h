@@ -53,7 +53,8 @@ typedef struct rnic_qp rnic_qp;
 
 /* ---- device ---- */
 /* name: "rnic0", "rnic1", ... (sim backend) or "vfio:<pci address>". Opens,
- * soft-resets and checks the identity register. */
+ * soft-resets and checks the identity register. RNIC_E_INVAL: a simulated
+ * NIC whose environment has a bad value (stderr names the variable). */
 int rnic_open(const char *name, rnic_dev **out);
 /* The same with backend options (rnic_hal.h; NULL: none). RNIC_E_BUSY: the
  * simulated NIC's link socket cannot be bound (another process has it). */

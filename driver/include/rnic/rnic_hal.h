@@ -57,7 +57,8 @@ struct rnic_hal {
  * key=value words, mode=auto|lockstep|freerun, link_local=host:port,
  * link_peer=host:port (docs/platform.md). Returns 0, RNIC_E_NODEV,
  * RNIC_E_BUSY (its link socket's port is taken) or RNIC_E_INVAL (a bad
- * option, or a mode other than the process's). */
+ * option, a bad value of one of the platform's environment variables,
+ * named on stderr, or a mode other than the process's). */
 int rnic_hal_open_sim(const char *name, const char *options, struct rnic_hal *out);
 /* "vfio:<pci address>", e.g. "vfio:0000:01:00.0". Returns 0 or RNIC_E_NODEV. */
 int rnic_hal_open_vfio(const char *name, struct rnic_hal *out);

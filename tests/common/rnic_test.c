@@ -26,11 +26,33 @@ void pair_reconnect(struct pair *p) {
     }
 }
 
+/* The two devices the tests drive: rnic0 and rnic1 (the simulation), or
+ * what RNIC_TEST_DEVICES names, "A,B" (docs/bringup.md: two board
+ * functions, "vfio:<bdf>,vfio:<bdf>"). A malformed value stops the test. */
+static void device_names(char names[2][128]) {
+    strcpy(names[0], "rnic0");
+    strcpy(names[1], "rnic1");
+    const char *v = getenv("RNIC_TEST_DEVICES");
+    if (!v || !*v)
+        return;
+    const char *comma = strchr(v, ',');
+    size_t a = comma ? (size_t)(comma - v) : 0, b = comma ? strlen(comma + 1) : 0;
+    if (!comma || a == 0 || b == 0 || a >= 128 || b >= 128 || strchr(comma + 1, ',')) {
+        fprintf(stderr, "RNIC_TEST_DEVICES=%s is invalid; accepted: two device names, \"A,B\"\n", v);
+        exit(2);
+    }
+    memcpy(names[0], v, a);
+    names[0][a] = 0;
+    memcpy(names[1], comma + 1, b + 1);
+}
+
 void pair_open(struct pair *p) {
     memset(p, 0, sizeof(*p));
+    char names[2][128];
+    device_names(names);
     for (int s = 0; s < 2; s++) {
-        if (!g_dev[s] && rnic_open(s ? "rnic1" : "rnic0", &g_dev[s]) != RNIC_OK) {
-            fprintf(stderr, "cannot open rnic%d\n", s);
+        if (!g_dev[s] && rnic_open(names[s], &g_dev[s]) != RNIC_OK) {
+            fprintf(stderr, "cannot open %s\n", names[s]);
             exit(2);
         }
         p->dev[s] = g_dev[s];

@@ -54,6 +54,53 @@ int rnic_cq_destroy(rnic_cq *cq) {
     return RNIC_OK;
 }
 
+/* Whether a CQE for this CQ could still be written: a QP that feeds it has
+ * a WQE the driver has seen no CQE for. Suppressed WQEs count as well,
+ * although the NIC may have finished them long ago: nothing says so until
+ * a later CQE does, and an error would still make one. */
+static bool cq_may_be_written(const rnic_cq *cq) {
+    const rnic_dev *d = cq->dev;
+    for (uint32_t i = 0; i < d->info.num_qp; i++) {
+        const rnic_qp *qp = d->qps[i];
+        if (!qp)
+            continue;
+        if (qp->send_cq == cq && qp->sq_pi != qp->sq_ci)
+            return true;
+        if (qp->recv_cq == cq && qp->rq_pi != qp->rq_ci)
+            return true;
+    }
+    return false;
+}
+
+int rnic_cq_resize(rnic_cq *cq, uint32_t entries) {
+    if (!cq || entries == 0 || entries > (1u << RNIC_MAX_LOG_RING))
+        return RNIC_E_INVAL;
+    /* CQ_CMD_CREATE moves the NIC to the new ring at producer index 0 at
+     * once: a CQE being written then would be torn between the rings, one
+     * not yet read would be lost. Neither can be told from here while a QP
+     * has work outstanding, so the caller waits until none has. */
+    if (cq_may_be_written(cq) || rnic_cq_pending(cq))
+        return RNIC_E_BUSY;
+    rnic_dev *d = cq->dev;
+    const uint32_t log = rnic_log2_ceil(entries < 2 ? 2 : entries);
+    if (log == cq->log)
+        return RNIC_OK;
+    uint64_t *ring = rnic_ring_alloc(d, (size_t)RNIC_CQE_BYTES << log);
+    if (!ring)
+        return RNIC_E_NOMEM;
+    const uint64_t base = (uint64_t)(uintptr_t)ring;
+    reg_wr(d, RNIC_REG_CQ_SEL, cq->num);
+    reg_wr(d, RNIC_REG_CQ_BASE_LO, (uint32_t)base);
+    reg_wr(d, RNIC_REG_CQ_BASE_HI, (uint32_t)(base >> 32));
+    reg_wr(d, RNIC_REG_CQ_LOG_SIZE, log);
+    reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_CREATE);
+    rnic_ring_free(d, cq->ring, (size_t)RNIC_CQE_BYTES << cq->log);
+    cq->ring = ring;
+    cq->log = log;
+    cq->ci = 0;   /* the command started the NIC's producer index over */
+    return RNIC_OK;
+}
+
 bool rnic_cq_pending(const rnic_cq *cq) {
     if (!cq)
         return false;

@@ -91,11 +91,12 @@ int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out) {
 }
 
 static void free_tables(rnic_dev *d) {
-    free(d->pt_used);
     free(d->pt_key);
+    free(d->pt_free);
     free(d->cqs);
     free(d->qps);
-    d->pt_used = d->pt_key = NULL;
+    d->pt_key = NULL;
+    d->pt_free = NULL;
     d->cqs = NULL;
     d->qps = NULL;
 }
@@ -134,15 +135,19 @@ int rnic_reset(rnic_dev *d) {
     free_tables(d);
     memset(d->pz_used, 0, sizeof(d->pz_used));
     memset(d->pz_refs, 0, sizeof(d->pz_refs));
-    d->pt_used = calloc(i->pt_entries, 1);
     d->pt_key = calloc(i->pt_entries, 1);
+    d->pt_free = calloc(i->pt_entries, sizeof(*d->pt_free));
     d->cqs = calloc(i->num_cq, sizeof(*d->cqs));
     d->qps = calloc(i->num_qp, sizeof(*d->qps));
-    if (!d->pt_used || !d->pt_key || !d->cqs || !d->qps) {
+    if (!d->pt_key || !d->pt_free || !d->cqs || !d->qps) {
         free_tables(d);
         return RNIC_E_NOMEM;
     }
-    d->pt_used[0] = 1;   /* index 0 is never handed out: key 0 stays invalid */
+    /* Every index but 0, which is never handed out: key 0 stays invalid. */
+    d->pt_free_head = 0;
+    d->pt_free_n = 0;
+    for (uint32_t k = 1; k < i->pt_entries; k++)
+        d->pt_free[d->pt_free_n++] = k;
     return RNIC_OK;
 }
 

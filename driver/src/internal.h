@@ -21,8 +21,9 @@ struct rnic_dev {
     struct rnic_dev_info info;
     uint8_t pz_used[RNIC_MAX_PZ];
     uint16_t pz_refs[RNIC_MAX_PZ];      /* MRs and QPs in the PZ */
-    uint8_t *pt_used;                   /* per table index */
     uint8_t *pt_key;                    /* last 8-bit key used at each index */
+    uint32_t *pt_free;                  /* free indices, a ring: least recently freed at pt_free_head */
+    uint32_t pt_free_head, pt_free_n;
     rnic_cq **cqs;
     rnic_qp **qps;
 };

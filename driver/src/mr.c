@@ -29,12 +29,23 @@ static void pt_write(rnic_dev *d, uint32_t index, uint8_t key, uint16_t pz, uint
     (void)pt_command(d, RNIC_PT_CMD_WRITE);
 }
 
-/* A free table index (index 0 is never used, so key 0 names nothing), or 0. */
-static uint32_t pt_free_index(const rnic_dev *d) {
-    for (uint32_t i = 1; i < d->info.pt_entries; i++)
-        if (!d->pt_used[i])
-            return i;
-    return 0;
+/* Table indices are handed out least recently freed first: a freed index
+ * waits behind every index free at that moment, so a key kept after its
+ * region or window went (a peer's rkey, a consumer's stale context) names
+ * an index that is reused as seldom as the table allows. Taking the lowest
+ * free index instead reused the same one at once, and its 8-bit key came
+ * round to the stale value after 256 registrations. Index 0 is never in the
+ * list, so key 0 names nothing. */
+static uint32_t pt_take_index(rnic_dev *d) {
+    const uint32_t idx = d->pt_free[d->pt_free_head];
+    d->pt_free_head = (d->pt_free_head + 1u) % d->info.pt_entries;
+    d->pt_free_n--;
+    return idx;
+}
+
+static void pt_give_back(rnic_dev *d, uint32_t idx) {
+    d->pt_free[(d->pt_free_head + d->pt_free_n) % d->info.pt_entries] = idx;
+    d->pt_free_n++;
 }
 
 /* A new 8-bit key each time an index is reused, so a stale key misses. */
@@ -53,8 +64,7 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
     const int host = rnic_host_range_check(addr, len, (access & (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE)) != 0);
     if (host != RNIC_OK)
         return host;
-    const uint32_t idx = pt_free_index(d);
-    if (idx == 0)
+    if (d->pt_free_n == 0)
         return RNIC_E_FULL;
     rnic_mr *mr = calloc(1, sizeof(*mr));
     if (!mr)
@@ -63,8 +73,8 @@ int rnic_mr_reg(rnic_dev *d, void *addr, uint64_t len, uint16_t pz, uint32_t acc
         free(mr);
         return RNIC_E_RANGE;   /* the platform refused the mapping (VFIO: an overlap) */
     }
+    const uint32_t idx = pt_take_index(d);
     const uint8_t key = pt_next_key(d, idx);
-    d->pt_used[idx] = 1;
     d->pz_refs[pz]++;
     pt_write(d, idx, key, pz, (uint64_t)(uintptr_t)addr, len, access, RNIC_PT_TYPE_MR, RNIC_PT_STATE_VALID);
     mr->dev = d;
@@ -86,7 +96,7 @@ int rnic_mr_dereg(rnic_mr *mr) {
     reg_wr(d, RNIC_REG_PT_INDEX, mr->index);
     (void)pt_command(d, RNIC_PT_CMD_INVALIDATE);
     d->hal.ops->dma_unmap(d->hal.ctx, mr->addr, mr->len);
-    d->pt_used[mr->index] = 0;
+    pt_give_back(d, mr->index);
     d->pz_refs[mr->pz]--;
     free(mr);
     return RNIC_OK;
@@ -95,14 +105,13 @@ int rnic_mr_dereg(rnic_mr *mr) {
 int rnic_mw_alloc(rnic_dev *d, uint16_t pz, rnic_mw **out) {
     if (!d || !out || pz == 0 || pz >= RNIC_MAX_PZ || !d->pz_used[pz])
         return RNIC_E_INVAL;
-    const uint32_t idx = pt_free_index(d);
-    if (idx == 0)
+    if (d->pt_free_n == 0)
         return RNIC_E_FULL;
     rnic_mw *mw = calloc(1, sizeof(*mw));
     if (!mw)
         return RNIC_E_NOMEM;
+    const uint32_t idx = pt_take_index(d);
     const uint8_t key = pt_next_key(d, idx);
-    d->pt_used[idx] = 1;
     d->pz_refs[pz]++;
     pt_write(d, idx, key, pz, 0, 0, 0, RNIC_PT_TYPE_MW, RNIC_PT_STATE_FREE);
     mw->dev = d;
@@ -121,7 +130,7 @@ int rnic_mw_free(rnic_mw *mw) {
     rnic_dev *d = mw->dev;
     reg_wr(d, RNIC_REG_PT_INDEX, mw->index);
     (void)pt_command(d, RNIC_PT_CMD_INVALIDATE);
-    d->pt_used[mw->index] = 0;
+    pt_give_back(d, mw->index);
     d->pz_refs[mw->pz]--;
     free(mw);
     return RNIC_OK;

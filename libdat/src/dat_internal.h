@@ -342,11 +342,13 @@ struct dat_ep {
     /* request queue: seq numbers are the WQEs' wr_id */
     struct dat_req_desc *sq;
     uint32_t sq_mask;
+    uint32_t sq_depth;                   /* max_request_dtos: the ring is the power of two at or above */
     uint64_t sq_head, sq_tail, sq_last_signaled;
     struct dat_dto_dst *sq_dst;          /* per request, non-coherent host only */
     /* receive queue */
     struct dat_recv_desc *rq;
     uint32_t rq_mask;
+    uint32_t rq_depth;                   /* max_recv_dtos, as sq_depth */
     uint64_t rq_head, rq_tail;
     /* connection */
     struct cm_conn *conn;
@@ -365,11 +367,13 @@ struct dat_ep {
 
 /* The WQE flags of request `seq`: SIGNALED when its completion is to be
  * delivered, and now and then for a suppressed one, so the ring slots of the
- * requests before it are known to be free again; FENCE on request. */
+ * requests before it are known to be free again; FENCE on request. A
+ * suppressed request that fills the queue is always signalled: the queue
+ * is only emptied by a CQE, and none might come otherwise. */
 static inline uint8_t dat_req_wqe_flags(struct dat_ep *ep, uint64_t seq, bool deliver, DAT_COMPLETION_FLAGS f)
 {
     uint8_t w = 0;
-    if (deliver || seq - ep->sq_last_signaled >= (ep->sq_mask + 1u) / 2u) {
+    if (deliver || seq - ep->sq_last_signaled >= (ep->sq_mask + 1u) / 2u || seq + 1u - ep->sq_tail >= ep->sq_depth) {
         w |= RNIC_WQE_FLAG_SIGNALED;
         ep->sq_last_signaled = seq;
     }

@@ -98,7 +98,8 @@ static DAT_RETURN post_request(struct dat_ep *ep, uint8_t op, struct rnic_sge *s
         flush_now(ep, ep->req_evd, cookie);
         return DAT_SUCCESS;
     }
-    if (DAT_UNLIKELY(ep->sq_head - ep->sq_tail > ep->sq_mask))
+    /* What the consumer asked for, not the ring's power of two. */
+    if (DAT_UNLIKELY(ep->sq_head - ep->sq_tail >= ep->sq_depth))
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
     uint64_t seq = ep->sq_head;
     struct dat_req_desc *d = &ep->sq[seq & ep->sq_mask];
@@ -262,7 +263,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments, DAT
         flush_now(ep, ep->recv_evd, user_cookie);
         return DAT_SUCCESS;
     }
-    if (DAT_UNLIKELY(ep->rq_head - ep->rq_tail > ep->rq_mask))
+    if (DAT_UNLIKELY(ep->rq_head - ep->rq_tail >= ep->rq_depth))
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
     uint64_t seq = ep->rq_head;
     struct dat_recv_desc *d = &ep->rq[seq & ep->rq_mask];

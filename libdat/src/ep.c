@@ -142,6 +142,8 @@ static DAT_RETURN rings_alloc(struct dat_ep *ep)
     ep->sq_dst = dst;
     ep->sq_mask = sqn - 1;
     ep->rq_mask = rqn - 1;
+    ep->sq_depth = (uint32_t)ep->attr.max_request_dtos;
+    ep->rq_depth = (uint32_t)ep->attr.max_recv_dtos;
     ep->sq_head = ep->sq_tail = 0;
     /* No request signalled yet: "before request 0", so that request 0 is
      * not taken for a signalled one (a graceful disconnect asks). */

@@ -175,6 +175,44 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK evd_param
     return DAT_SUCCESS;
 }
 
+/* The CQ beneath a DTO EVD holds at least as many completions as the
+ * queue holds events: a completion the NIC cannot write into a full CQ is
+ * lost without a trace (no event, no overflow report, and the send-queue
+ * slots it would have freed stay taken), so the queue must not outgrow it.
+ * The CQ keeps its number (the QPs that feed it have it in their context),
+ * and can only move to a bigger ring while no CQE can arrive. */
+static DAT_RETURN cq_grow(struct dat_evd *evd, uint32_t qlen)
+{
+    uint32_t entries = dat_pow2_at_least(qlen < DAT_RNIC_MIN_CQ ? DAT_RNIC_MIN_CQ : qlen);
+    if (entries <= evd->cq_entries)
+        return DAT_SUCCESS;
+    int rc = rnic_cq_resize(evd->cq, entries);
+    if (rc == RNIC_E_NOMEM)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    /* Busy: an EP that feeds the EVD has requests or receives outstanding.
+     * The page's "resource limitations": the consumer may try again once
+     * they have completed. */
+    if (rc != RNIC_OK)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+    evd->cq_entries = entries;
+    return DAT_SUCCESS;
+}
+
+/* The queue in an array of qlen entries, oldest first. */
+static DAT_RETURN queue_relen(struct dat_evd *evd, DAT_COUNT qlen)
+{
+    struct dat_evq_entry *q = calloc((size_t)qlen, sizeof(*q));
+    if (!q)
+        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+    for (uint32_t i = 0; i < evd->count; i++)
+        q[i] = evd->q[(evd->head + i) % (uint32_t)evd->qlen];
+    free(evd->q);
+    evd->q = q;
+    evd->head = 0;
+    evd->qlen = qlen;
+    return DAT_SUCCESS;
+}
+
 DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 {
     DAT_API_LOCK();
@@ -183,34 +221,33 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
         return BAD_EVD;
     if (evd_min_qlen <= 0 || evd_min_qlen > DAT_RNIC_MAX_EVD_QLEN)
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    const DAT_COUNT old = evd->qlen;
+    /* What the NIC has completed is pending on the EVD as much as what is
+     * queued, so the CQ is drained before the new length is judged; into
+     * the new queue when it is bigger, since a consumer that grows an EVD
+     * may be doing so because the old one is about to overflow. */
+    if (evd_min_qlen > old) {
+        DAT_RETURN r = queue_relen(evd, evd_min_qlen);
+        if (r != DAT_SUCCESS)
+            return r;
+    }
     if (evd->cq)
         dat_progress_cq(evd);
+    DAT_RETURN r = DAT_SUCCESS;
     if ((uint32_t)evd_min_qlen < evd->count)
-        return DAT_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-    struct dat_evq_entry *q = calloc((size_t)evd_min_qlen, sizeof(*q));
-    if (!q)
-        return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-    for (uint32_t i = 0; i < evd->count; i++)
-        q[i] = evd->q[(evd->head + i) % (uint32_t)evd->qlen];
-    /* A bigger queue needs a bigger CQ; a CQ can only be replaced while no
-     * EP feeds it (its number is in their QP contexts). */
-    if (evd->cq && (uint32_t)evd_min_qlen > evd->cq_entries && evd->refs == 0) {
-        struct dat_evd tmp = *evd;
-        cq_unmake(evd);
-        if (cq_make(evd, (uint32_t)evd_min_qlen) != DAT_SUCCESS) {
-            /* Keep a CQ of the old size rather than none. */
-            evd->cq = NULL;
-            if (cq_make(evd, tmp.cq_entries) != DAT_SUCCESS) {
-                free(q);
-                return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
-            }
-        }
+        r = DAT_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+    else if (evd->cq)
+        r = cq_grow(evd, (uint32_t)evd_min_qlen);
+    if (r != DAT_SUCCESS) {
+        /* Refused: the old length again, unless the completions just
+         * drained need more room (the CQ could not grow while more were on
+         * their way): losing them would be worse than a longer queue. */
+        DAT_COUNT keep = (uint32_t)old < evd->count ? (DAT_COUNT)evd->count : old;
+        if (keep != evd->qlen)
+            (void)queue_relen(evd, keep);   /* out of memory: the longer queue stays */
+        return r;
     }
-    free(evd->q);
-    evd->q = q;
-    evd->head = 0;
-    evd->qlen = evd_min_qlen;
-    return DAT_SUCCESS;
+    return evd_min_qlen == evd->qlen ? DAT_SUCCESS : queue_relen(evd, evd_min_qlen);
 }
 
 DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)

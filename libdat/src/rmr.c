@@ -183,7 +183,8 @@ DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, const DAT_LMR_TRIPLET *lmr_tr
         *rmr_context = rmr->context;
         return DAT_SUCCESS;
     }
-    if (ep->sq_head - ep->sq_tail > ep->sq_mask)
+    /* A bind takes a place on the request queue, as a DTO does. */
+    if (ep->sq_head - ep->sq_tail >= ep->sq_depth)
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 
     const DAT_RMR_CONTEXT next = next_context(rmr->context);

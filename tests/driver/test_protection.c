@@ -107,7 +107,7 @@ int main(void) {
     w = wr_of(RNIC_OP_RDMA_WRITE, ra, rnic_mr_key(opz), 64, &s);
     expect_refused("write, other PZ", &w, RNIC_CQE_STATUS_REMOTE_ACCESS);
 
-    /* A stale key: deregistered and re-registered at the same index. */
+    /* A stale key: deregistered, and the same memory registered again. */
     uint32_t stale = rnic_mr_key(opz);
     rnic_mr_dereg(opz);
     CHECK_EQ(rnic_mr_reg(P.dev[1], rbuf, N, other, ALL_ACCESS, &opz), RNIC_OK);

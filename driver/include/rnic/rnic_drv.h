@@ -186,6 +186,13 @@ int rnic_sync_report(rnic_dev *dev, struct rnic_sync_report *out);
 /* ---- completion queues ---- */
 int rnic_cq_create(rnic_dev *dev, uint32_t entries, rnic_cq **out);
 int rnic_cq_destroy(rnic_cq *cq);   /* RNIC_E_BUSY while a QP uses it */
+/* Gives the CQ a ring of `entries` (rounded up to a power of two) under the
+ * same number, so the QPs that feed it keep using it. Only while no CQE can
+ * arrive: RNIC_E_BUSY while a QP that feeds it has a WQE without its CQE
+ * taken (a posted receive too), or a CQE is waiting in the ring. The NIC
+ * cannot switch rings under a CQE it is writing, and cannot be asked
+ * whether it is. RNIC_E_NOMEM leaves the old ring in place. */
+int rnic_cq_resize(rnic_cq *cq, uint32_t entries);
 struct rnic_wc {
     uint64_t wr_id;
     uint32_t byte_len;

@@ -46,9 +46,12 @@
  *                      host mode until rnic_sim_set_coherency changes it
  *   RNIC_LINK_LATENCY  link latency in cycles (default 100)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
- *                      a relative name lands under the waveforms/ directory
+ *                      a relative name lands under RNIC_WAVE_DIR, else in the
+ *                      working directory
  *   RNIC_PCAP          file name of a pcap capture of every frame on every link
- *                      (Ethernet link type, nanosecond timestamps of simulated time)
+ *                      (Ethernet link type, nanosecond timestamps of simulated time);
+ *                      a relative name as RNIC_TRACE's
+ *   RNIC_WAVE_DIR      directory of relative RNIC_TRACE and RNIC_PCAP names
  */
 #ifndef RNIC_SIM_H
 #define RNIC_SIM_H

@@ -57,16 +57,19 @@ Runtime::Choice choice_from_env() {
     return Runtime::Choice::automatic;
 }
 
+// A relative trace or capture name: under RNIC_WAVE_DIR, else the working
+// directory, as any program's output file (an installed library has no
+// tree of its own to write into).
+std::string output_path(const std::string &p) {
+    const char *dir = std::getenv("RNIC_WAVE_DIR");
+    return p[0] != '/' && dir && *dir ? std::string(dir) + "/" + p : p;
+}
+
 std::string trace_path() {
     const char *v = std::getenv("RNIC_TRACE");
     if (!v || !*v)
         return {};
-    std::string p(v);
-    if (p[0] == '/')
-        return p;
-    // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
-    const char *dir = std::getenv("RNIC_WAVE_DIR");
-    return std::string(dir && *dir ? dir : RNIC_DEFAULT_WAVE_DIR) + "/" + p;
+    return output_path(v);
 }
 
 // RNIC_HOST_COHERENCY: a bad value is named on stderr and the host stays
@@ -196,7 +199,7 @@ void Runtime::build(Choice choice) {
     for (unsigned i = 0; i < nics; ++i)
         fabric_->memory(i).set_default_coherency(coherency);
     if (const char *pcap = std::getenv("RNIC_PCAP"); pcap && *pcap)
-        fabric_->open_pcap(pcap);
+        fabric_->open_pcap(output_path(pcap));
     fabric_->start();
     if (choice_ == Choice::lockstep) {
         // The whole fabric in this process, reset together: cycle 6 after

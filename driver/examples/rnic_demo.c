@@ -1,6 +1,7 @@
 /* The demo: two simulated RNICs, one connection, data moved by SEND, RDMA
  * WRITE and RDMA READ, every byte checked, and a cycle-level summary.
- * Set RNIC_TRACE=file.fst to record a waveform (under waveforms/). */
+ * Set RNIC_TRACE=file.fst to record a waveform (under RNIC_WAVE_DIR, else
+ * the working directory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +109,13 @@ int main(void) {
     printf("%-12s %10u %10llu %14.2f\n", "RDMA WRITE", SIZE, (unsigned long long)c_write, (double)SIZE / (double)c_write);
     printf("%-12s %10u %10llu %14.2f\n", "RDMA READ", SIZE, (unsigned long long)c_read, (double)SIZE / (double)c_read);
     printf("datapath width: %u bytes/cycle; cycles include posting (BAR writes) and polling\n", info.data_bytes);
-    if (getenv("RNIC_TRACE"))
-        printf("waveform: waveforms/%s (open with: gtkwave waveforms/%s waveforms/demo.gtkw)\n",
-               getenv("RNIC_TRACE"), getenv("RNIC_TRACE"));
+    const char *name = getenv("RNIC_TRACE");
+    if (name && *name) {
+        const char *dir = getenv("RNIC_WAVE_DIR");
+        const int under = name[0] != '/' && dir && *dir;
+        printf("waveform: %s%s%s (open with the view waveforms/demo.gtkw)\n", under ? dir : "", under ? "/" : "",
+               name);
+    }
 
     rnic_mr_dereg(msrc);
     rnic_mr_dereg(mdst);

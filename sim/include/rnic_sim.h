@@ -51,10 +51,12 @@
  *   RNIC_SIM_LOG       0 (default) or 1: every trace-port event on stderr,
  *                      by name, its arg's fields by name (rnic_names.h)
  *   RNIC_TRACE         file name of an FST trace to write (default: none);
- *                      a relative name lands under the waveforms/ directory,
- *                      or under RNIC_WAVE_DIR
+ *                      a relative name lands under RNIC_WAVE_DIR, else in the
+ *                      working directory
  *   RNIC_PCAP          file name of a pcap capture of every frame on every link
- *                      (Ethernet link type, nanosecond timestamps of simulated time)
+ *                      (Ethernet link type, nanosecond timestamps of simulated time);
+ *                      a relative name as RNIC_TRACE's
+ *   RNIC_WAVE_DIR      directory of relative RNIC_TRACE and RNIC_PCAP names
  */
 #ifndef RNIC_SIM_H
 #define RNIC_SIM_H

@@ -48,7 +48,7 @@ struct Settings {
     uint64_t port_base = 24790;
     int coherency = RNIC_SIM_COHERENT;
     int log = 0;
-    std::string trace, wave_dir = RNIC_DEFAULT_WAVE_DIR, pcap;
+    std::string trace, wave_dir, pcap;
 };
 
 // The first bad value stops the reading: its message is the open's one line.
@@ -74,11 +74,16 @@ bool read_settings(Settings *s, std::string *error) {
                      &s->coherency, error);
 }
 
-std::string trace_path(const Settings &s) {
-    if (s.trace.empty() || s.trace[0] == '/')
-        return s.trace;
-    // The project's waveforms/ (its path is compiled in), or RNIC_WAVE_DIR.
-    return s.wave_dir + "/" + s.trace;
+// A relative trace or capture name: under RNIC_WAVE_DIR, else the working
+// directory, as any program's output file (an installed library has no
+// tree of its own to write into).
+std::string output_path(const Settings &s, const std::string &p) {
+    if (p.empty() || p[0] == '/' || s.wave_dir.empty())
+        return p;
+    return s.wave_dir + "/" + p;
+}
+
+std::string trace_path(const Settings &s) { return output_path(s, s.trace); }
 }
 
 // The link endpoints of NIC i: given, else RNIC<i>_LINK_LOCAL / _PEER, else
@@ -195,7 +200,7 @@ bool Runtime::build(Choice choice, std::string *error) {
     for (unsigned i = 0; i < nics; ++i)
         fabric_->memory(i).set_default_coherency(s.coherency);
     if (!s.pcap.empty())
-        fabric_->open_pcap(s.pcap);
+        fabric_->open_pcap(output_path(s, s.pcap));
     fabric_->start();
     if (choice_ == Choice::lockstep) {
         // The whole fabric in this process, reset together: cycle 6 after

@@ -3,8 +3,10 @@
  * exist yet (relative to RNIC_WAVE_DIR, which CTest points into the build
  * tree): the directory is created and the trace is a well-formed FST file
  * covering both NICs in nanoseconds (checked with fst2vcd when GTKWave's
- * tools are installed); RNIC_PCAP opens a pcap capture. A trace path that
- * cannot be written leaves tracing off and the simulation running. */
+ * tools are installed); RNIC_PCAP opens a pcap capture, a relative name
+ * under RNIC_WAVE_DIR too. Without RNIC_WAVE_DIR both relative names are
+ * the working directory's. A trace path that cannot be written leaves
+ * tracing off and the simulation running. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdlib.h>
@@ -31,13 +33,19 @@ static int child(void) {
 }
 
 /* Runs this program as "child" with RNIC_TRACE set to `trace` (and
- * RNIC_PCAP to `pcap` if given); returns its exit status. */
-static int run_child(const char *trace, const char *pcap) {
+ * RNIC_PCAP to `pcap` if given); with `cwd`, in that directory and without
+ * RNIC_WAVE_DIR. Returns its exit status. */
+static int run_child(const char *trace, const char *pcap, const char *cwd) {
     pid_t pid = fork();
     if (pid == 0) {
         setenv("RNIC_TRACE", trace, 1);
         if (pcap)
             setenv("RNIC_PCAP", pcap, 1);
+        if (cwd) {
+            unsetenv("RNIC_WAVE_DIR");
+            if (chdir(cwd) != 0)
+                _exit(126);
+        }
         execl("/proc/self/exe", "test_trace", "child", (char *)NULL);
         _exit(127);
     }
@@ -91,7 +99,7 @@ int main(int argc, char **argv) {
     char pcap[4200];
     snprintf(pcap, sizeof(pcap), "%s/trace_test.pcap", dir);
     unlink(pcap);
-    CHECK_EQ(run_child(NAME, pcap), 0);
+    CHECK_EQ(run_child(NAME, "trace_test.pcap", NULL), 0);
     CHECK_EQ(stat(path, &st), 0);
     CHECK(st.st_size > 64);
     FILE *f = fopen(path, "rb");
@@ -127,8 +135,25 @@ int main(int argc, char **argv) {
     (void)run;
 #endif
 
+    /* No RNIC_WAVE_DIR: relative names land in the working directory
+     * (here the scratch subdirectory the first run made), the trace's
+     * missing directory created. */
+    char cwd_trace[4300], cwd_pcap[4300];
+    snprintf(cwd_trace, sizeof(cwd_trace), "%s/cwd/trace_test.fst", sub);
+    snprintf(cwd_pcap, sizeof(cwd_pcap), "%s/trace_test.pcap", sub);
+    CHECK_EQ(run_child("cwd/trace_test.fst", "trace_test.pcap", sub), 0);
+    CHECK_EQ(stat(cwd_trace, &st), 0);
+    CHECK(st.st_size > 64);
+    CHECK_EQ(stat(cwd_pcap, &st), 0);
+    CHECK(st.st_size >= 24);
+    unlink(cwd_trace);
+    unlink(cwd_pcap);
+    char cwd_dir[4300];
+    snprintf(cwd_dir, sizeof(cwd_dir), "%s/cwd", sub);
+    rmdir(cwd_dir);
+
     /* An impossible path: a warning, no trace, and the simulation still runs. */
-    CHECK_EQ(run_child("/proc/no/such/dir/x.fst", NULL), 0);
+    CHECK_EQ(run_child("/proc/no/such/dir/x.fst", NULL, NULL), 0);
 
     remove_dir(sub);
     return rnic_test_finish("test_trace");

@@ -84,7 +84,6 @@ std::string output_path(const Settings &s, const std::string &p) {
 }
 
 std::string trace_path(const Settings &s) { return output_path(s, s.trace); }
-}
 
 // The link endpoints of NIC i: given, else RNIC<i>_LINK_LOCAL / _PEER, else
 // 127.0.0.1 at the port base + the NIC's index, so NIC 2k and 2k+1 opened in

@@ -67,8 +67,11 @@ module rnic_rx_scatter #(
   logic [5:0]  q_count, q_space;
   logic [3:0]  q_push_n, q_pop_n;
   logic [63:0] q_push_data;
+  // Cleared when a frame is loaded: normally empty then already (every
+  // byte placed), but bytes read ahead of an overrun must not come out at
+  // the head of the next frame.
   rnic_byte_queue #(.W(W)) u_queue (
-    .clk, .rst_n, .clear(1'b0), .push_data(q_push_data), .push_n(q_push_n),
+    .clk, .rst_n, .clear(load), .push_data(q_push_data), .push_n(q_push_n),
     .pop_n(q_pop_n), .head(q_head), .count(q_count), .space(q_space));
 
   // Source: buffer words -> byte queue.
@@ -94,7 +97,9 @@ module rnic_rx_scatter #(
   always_comb begin
     sink_n  = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
     w_valid = start && sink_active && q_count >= 6'(sink_n);
-    w_data  = q_head;
+    // Only the beat's own bytes: the lanes above them are queue bytes the
+    // source may still be pushing, and a held beat must not change.
+    w_data  = q_head & ((sink_n >= 4'd8) ? '1 : ((64'd1 << (8 * sink_n)) - 64'd1));
     w_last  = sink_beat_left <= 13'd8;
     q_pop_n = (w_valid && w_ready) ? sink_n : 4'd0;
     piece      = min32(min32(scat_left, seg_rem), MTU32);

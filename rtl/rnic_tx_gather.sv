@@ -11,7 +11,8 @@
 // A payload the host refused to read (a DMA read error), or a segment list
 // that runs dry before plen bytes (cannot happen for a checked WQE), sends
 // the frame poisoned: the framer gives it a wrong ICRC so the peer drops
-// it. poison stays readable after done until the next frame starts, so the
+// it. A dry list still fills the frame to its length (zeros), since the
+// framer waits for every byte it was told of. poison stays readable after done until the next frame starts, so the
 // engine can fail the work request behind the frame.
 //
 // Payload beats pass through one register on their way from the DMA read
@@ -90,7 +91,7 @@ module rnic_tx_gather #(
 );
   localparam logic [31:0] MTU32 = 32'(MTU);
 
-  typedef enum logic [2:0] { G_IDLE, G_HDR, G_PIECE, G_DATA, G_PAD } gather_state_t;
+  typedef enum logic [2:0] { G_IDLE, G_HDR, G_PIECE, G_DATA, G_FILL, G_PAD } gather_state_t;
   gather_state_t gs;
 
   logic [3:0]  hdr_i;
@@ -140,6 +141,7 @@ module rnic_tx_gather #(
         fr_push_data = rs_data;
         fr_push_n    = 4'(min32(32'd8, burst_left));
       end
+      G_FILL: if (fr_push_ok) fr_push_n = 4'(min32(32'd8, burst_left));
       G_PAD: if (fr_push_ok) fr_push_n = 4'(pad);
       default: ;
     endcase
@@ -190,8 +192,9 @@ module rnic_tx_gather #(
             gs <= G_PAD;
           end else if (seg_rem == 32'd0) begin
             if (!seg_more) begin
-              poison <= 1'b1;   // the list ran dry
-              gs <= G_PAD;
+              poison     <= 1'b1;   // the list ran dry: zeros for the rest
+              burst_left <= piece_left;
+              gs         <= G_FILL;
             end
           end else if (rd_req_ready) begin
             piece_left <= piece_left - piece;
@@ -207,6 +210,10 @@ module rnic_tx_gather #(
             fault_addr <= seg_base[31:0];
           end
           if (rs_last) gs <= G_PIECE;
+        end
+        G_FILL: if (fr_push_ok) begin
+          burst_left <= burst_left - 32'(fr_push_n);
+          if (burst_left <= 32'd8) gs <= G_PAD;
         end
         G_PAD: if (done) gs <= G_IDLE;
         default: gs <= G_IDLE;

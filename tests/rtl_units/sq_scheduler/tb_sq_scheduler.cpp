@@ -1,0 +1,777 @@
+// rnic_sq_scheduler against its contract (the header of
+// rtl/rnic_sq_scheduler.sv, rnic.toml's QP_FLAGS.MAX_RD and MUTANT).
+//
+//   tb_rtl_sq_scheduler TEST... | all   runs the named tests
+//   tb_rtl_sq_scheduler --list          prints every test name, one a line
+//                                       (CMake registers one CTest per line)
+//
+// Every test runs the unit beside the model of its rules (sched_model.h),
+// every output compared every cycle, and fairness watched at every pick
+// (sched_harness.h); the tests below state, by hand, what the contract
+// says of each case:
+//
+//   ready_conditions   a QP that can start a WQE is picked, for each QP and
+//                      pointer; each condition of `ready` alone blocks the
+//                      pick (RESET / INIT / ERROR, fenced, nothing posted,
+//                      MAX_RD_ATOMIC in flight, READ hold, uncommitted BIND),
+//                      and their near misses do not (MAX_RD_ATOMIC - 1 in
+//                      flight, a READ hold whose oldest has completed)
+//   bind_fence_mutant  MUTANT_NO_BIND_FENCE lifts the BIND condition and no
+//                      other; every other mutant value leaves it; BINDs and
+//                      flushes are the same under it
+//   bind_due           the oldest WQE in flight of an RTS QP is a BIND: each
+//                      part alone missing gives none (state, nothing in
+//                      flight with a stale BIND in the slot, a BIND younger
+//                      than the oldest, one just completed); the holds of a
+//                      pick do not matter; ring indices across 2^16
+//   has_flush          an ERROR QP with WQEs in flight, posted, or receive
+//                      WQEs posted, each alone; none, or another state: no flush
+//   round_robin        every kind searched from the QP after the last pick:
+//                      0, 1, ... 15, 0; a subset in order; the pointer past
+//                      the pick, not one step; no move without advance or on
+//                      a bind or flush; wrap 15 -> 0; reset back to 0
+//   fairness           16 QPs always ready share picks exactly; with a QP
+//                      always ready and the others at random, no ready QP
+//                      waits NUM_QP picks
+//   read_limit         rd_at_limit for every MAX_RD (0 means 1, 9..15 mean
+//                      MAX_RD_ATOMIC) and 0..8 READs in flight among other
+//                      WQEs, the window at every slot and across 2^16;
+//                      stale READs, other QPs and other flag bits ignored
+//   random_run         250,000 cycles of an engine at random: posts,
+//                      starts, completions, fences, READ holds, BINDs,
+//                      errors and flushes, the mutant on and off; the figures
+//                      at the end say every rule was exercised
+//
+// Each test prints its seed; RTL_UNIT_SEED=N replays another.
+#include <cstdio>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "rnic_check.h"
+#include "sched_harness.h"
+#include "unit_bench.h"
+
+namespace {
+
+uint64_t seed(uint64_t fixed) { return unit_seed(fixed); }
+
+constexpr unsigned kRts = RNIC_QP_STATE_RTS, kErr = RNIC_QP_STATE_ERROR;
+constexpr unsigned kMutFence = RNIC_MUTANT_NO_BIND_FENCE;
+// Opcodes that are neither READ nor BIND.
+constexpr uint8_t kPlain[] = {RNIC_OP_NOP, RNIC_OP_SEND, RNIC_OP_RDMA_WRITE};
+
+uint8_t plain_op(Rng &r) { return kPlain[r.range(0, 2)]; }
+
+// A QP that gives nothing: RESET or INIT, every other field random.
+QpCtx quiet_qp(Rng &r) {
+    QpCtx q;
+    q.state = r.percent(50) ? RNIC_QP_STATE_RESET : RNIC_QP_STATE_INIT;
+    q.fenced = r.percent(50);
+    q.bind_wait = r.percent(50);
+    q.rd_hold = r.percent(50);
+    q.hold_done = static_cast<uint16_t>(r.u32());
+    q.done = static_cast<uint16_t>(r.u32());
+    q.sq_ci = static_cast<uint16_t>(q.done + r.range(0, kMaxRd));
+    q.sq_pi = static_cast<uint16_t>(q.sq_ci + r.range(0, 20));
+    q.rq_ci = static_cast<uint16_t>(r.u32());
+    q.rq_pi = static_cast<uint16_t>(q.rq_ci + r.range(0, 20));
+    q.flags = r.byte();
+    for (uint8_t &o : q.op) o = static_cast<uint8_t>(r.range(0, 5));
+    return q;
+}
+
+// A QP that can start a WQE: RTS, 1..20 posted, nothing in flight, no hold;
+// its stale slots hold plain opcodes, its receive ring anything.
+QpCtx ready_qp(Rng &r) {
+    QpCtx q;
+    q.state = kRts;
+    q.done = q.sq_ci = static_cast<uint16_t>(r.u32());
+    q.sq_pi = static_cast<uint16_t>(q.sq_ci + r.range(1, 20));
+    q.hold_done = static_cast<uint16_t>(q.done + r.range(1, 100));   // no hold is set anyway
+    q.rq_ci = static_cast<uint16_t>(r.u32());
+    q.rq_pi = static_cast<uint16_t>(q.rq_ci + r.range(0, 20));
+    q.flags = r.byte();
+    for (uint8_t &o : q.op) o = plain_op(r);
+    return q;
+}
+
+// Puts n WQEs in flight (sq_ci - done = n, sq_pi past them), plain opcodes.
+void in_flight(QpCtx &q, unsigned n, Rng &r) {
+    q.done = static_cast<uint16_t>(q.sq_ci - n);
+    for (uint16_t i = q.done; i != q.sq_ci; ++i) q.op[i % kMaxRd] = plain_op(r);
+}
+
+SchedIn quiet_in(Rng &r) {
+    SchedIn in;
+    for (QpCtx &q : in.qp) q = quiet_qp(r);
+    in.cur = r.range(0, kNumQp - 1);
+    return in;
+}
+
+// Moves the pointer to p: one pick of QP p - 1, taken.
+void point_at(SchedHarness &h, unsigned p) {
+    Rng &r = h.rng();
+    SchedIn in = quiet_in(r);
+    const unsigned q = (p + kNumQp - 1) % kNumQp;
+    in.qp[q] = ready_qp(r);
+    in.advance = true;
+    const SchedOut o = h.cycle(in);
+    CHECK(o.pick_any);
+    CHECK_EQ(o.pick_q, q);
+    CHECK_EQ(h.model().rr(), p);
+}
+
+// The conditions of `ready`, each one that blocks a pick alone when applied
+// to a ready QP (ready_qp()).
+struct Block {
+    const char *name;
+    bool bind_fence;   // the condition the mutant lifts
+    std::function<void(QpCtx &, Rng &)> apply;
+};
+const std::vector<Block> &blocks() {
+    static const std::vector<Block> b = {
+        {"state RESET", false, [](QpCtx &q, Rng &) { q.state = RNIC_QP_STATE_RESET; }},
+        {"state INIT", false, [](QpCtx &q, Rng &) { q.state = RNIC_QP_STATE_INIT; }},
+        {"state ERROR", false, [](QpCtx &q, Rng &) { q.state = kErr; }},
+        {"fenced", false, [](QpCtx &q, Rng &) { q.fenced = true; }},
+        {"nothing posted", false, [](QpCtx &q, Rng &) { q.sq_pi = q.sq_ci; }},
+        {"MAX_RD_ATOMIC in flight", false, [](QpCtx &q, Rng &r) { in_flight(q, kMaxRd, r); }},
+        {"READ hold", false,
+         [](QpCtx &q, Rng &r) {
+             in_flight(q, r.range(1, kMaxRd - 1), r);
+             q.rd_hold = true;
+             q.hold_done = q.done;
+         }},
+        {"uncommitted BIND", true, [](QpCtx &q, Rng &) { q.bind_wait = true; }},
+    };
+    return b;
+}
+
+// Near misses: each leaves a ready QP ready.
+const std::vector<Block> &near_misses() {
+    static const std::vector<Block> b = {
+        {"MAX_RD_ATOMIC - 1 in flight", false, [](QpCtx &q, Rng &r) { in_flight(q, kMaxRd - 1, r); }},
+        {"READ hold, oldest completed", false,
+         [](QpCtx &q, Rng &r) {
+             in_flight(q, r.range(0, kMaxRd - 1), r);
+             q.rd_hold = true;
+             q.hold_done = static_cast<uint16_t>(q.done - r.range(1, 3));
+         }},
+        {"hold_done met, no READ hold", false,
+         [](QpCtx &q, Rng &r) {
+             in_flight(q, r.range(1, kMaxRd - 1), r);
+             q.hold_done = q.done;
+         }},
+        {"posted across 2^16", false,
+         [](QpCtx &q, Rng &r) {
+             q.sq_ci = q.done = static_cast<uint16_t>(0xFFFF - r.range(0, 3));
+             q.sq_pi = static_cast<uint16_t>(q.sq_ci + 5);
+         }},
+        {"in flight across 2^16", false,
+         [](QpCtx &q, Rng &r) {
+             q.sq_ci = static_cast<uint16_t>(r.range(0, 3));
+             q.sq_pi = static_cast<uint16_t>(q.sq_ci + 2);
+             in_flight(q, kMaxRd - 1, r);
+         }},
+        {"ALLOW_* flags, MAX_RD 0", false, [](QpCtx &q, Rng &) { q.flags = 0x03; }},
+        {"receive ring full", false, [](QpCtx &q, Rng &) { q.rq_pi = static_cast<uint16_t>(q.rq_ci + 0x8000); }},
+    };
+    return b;
+}
+
+// A QP whose oldest WQE in flight is a BIND (n in flight, 1..8).
+QpCtx bind_qp(Rng &r, unsigned n) {
+    QpCtx q = ready_qp(r);
+    in_flight(q, n, r);
+    q.op[q.done % kMaxRd] = RNIC_OP_BIND;
+    return q;
+}
+
+// An ERROR QP with nothing left: no flush.
+QpCtx drained_error_qp(Rng &r) {
+    QpCtx q = quiet_qp(r);
+    q.state = kErr;
+    q.sq_pi = q.sq_ci = q.done;
+    q.rq_pi = q.rq_ci;
+    return q;
+}
+
+}  // namespace
+
+// For every QP and pointer: the ready QP is picked; each condition alone
+// blocks it (and gives no bind or flush in its place, but for ERROR with
+// work, which is a flush); each near miss leaves it picked.
+UNIT_TEST(ready_conditions) {
+    SchedHarness h(seed(0x5D01));
+    Rng &r = h.rng();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned p : {0u, q, (q + 1) % kNumQp, (q + kNumQp - 1) % kNumQp, r.range(0, kNumQp - 1)}) {
+            point_at(h, p);
+            SchedIn in = quiet_in(r);
+            in.qp[q] = ready_qp(r);
+            SchedOut o = h.cycle(in);
+            CHECK(o.pick_any);
+            CHECK_EQ(o.pick_q, q);
+            for (const Block &b : blocks()) {
+                SchedIn blocked = in;
+                b.apply(blocked.qp[q], r);
+                o = h.cycle(blocked);
+                if (o.pick_any)
+                    std::fprintf(stderr, "qp %u picked though %s\n", q, b.name);
+                CHECK(!o.pick_any);
+                CHECK(!o.bind_any);
+                CHECK_EQ(o.flush_any, blocked.qp[q].state == kErr);
+            }
+            for (const Block &b : near_misses()) {
+                SchedIn fine = in;
+                b.apply(fine.qp[q], r);
+                o = h.cycle(fine);
+                if (!o.pick_any)
+                    std::fprintf(stderr, "qp %u not picked with %s\n", q, b.name);
+                CHECK(o.pick_any);
+                CHECK_EQ(o.pick_q, q);
+            }
+            // A blocked QP is passed over for a ready one behind it.
+            const unsigned other = (q + 1 + r.range(0, kNumQp - 2)) % kNumQp;
+            for (const Block &b : blocks()) {
+                SchedIn two = in;
+                two.qp[other] = ready_qp(r);
+                b.apply(two.qp[q], r);
+                o = h.cycle(two);
+                CHECK(o.pick_any);
+                CHECK_EQ(o.pick_q, other);
+            }
+        }
+    }
+}
+
+// MUTANT_NO_BIND_FENCE lifts exactly the bind fence: an uncommitted BIND no
+// longer blocks, every other condition still does; any other mutant value
+// keeps the fence. BINDs due and flushes do not depend on the mutant.
+UNIT_TEST(bind_fence_mutant) {
+    SchedHarness h(seed(0x5D02));
+    Rng &r = h.rng();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned m = 0; m < 16; m++) {
+            SchedIn in = quiet_in(r);
+            in.mutant = m;
+            in.qp[q] = ready_qp(r);
+            in.qp[q].bind_wait = true;
+            SchedOut o = h.cycle(in);
+            CHECK_EQ(o.pick_any, m == kMutFence);
+            if (o.pick_any)
+                CHECK_EQ(o.pick_q, q);
+        }
+        for (const Block &b : blocks()) {
+            SchedIn in = quiet_in(r);
+            in.mutant = kMutFence;
+            in.qp[q] = ready_qp(r);
+            b.apply(in.qp[q], r);
+            const SchedOut o = h.cycle(in);
+            if (o.pick_any != b.bind_fence)
+                std::fprintf(stderr, "mutant NO_BIND_FENCE, qp %u, %s: pick_any %d\n", q, b.name, o.pick_any);
+            CHECK_EQ(o.pick_any, b.bind_fence);
+            // All of them at once but the bind fence: still blocked.
+            if (b.bind_fence)
+                continue;
+            SchedIn both = in;
+            both.qp[q].bind_wait = true;
+            CHECK(!h.cycle(both).pick_any);
+        }
+        // A BIND due and a flush: the same whatever the mutant.
+        for (unsigned m : {0u, kMutFence, 15u}) {
+            SchedIn in = quiet_in(r);
+            in.mutant = m;
+            in.qp[q] = bind_qp(r, r.range(1, kMaxRd - 1));
+            in.qp[q].bind_wait = true;
+            const unsigned f = (q + 3) % kNumQp;
+            in.qp[f] = drained_error_qp(r);
+            in.qp[f].rq_pi = static_cast<uint16_t>(in.qp[f].rq_ci + 1);
+            const SchedOut o = h.cycle(in);
+            CHECK(o.bind_any);
+            CHECK_EQ(o.bind_q, q);
+            CHECK(o.flush_any);
+            CHECK_EQ(o.flush_q, f);
+            // Posted and under the limit, but behind an uncommitted BIND:
+            // picked only when the mutant lifts the fence (then the QP is
+            // both due and picked).
+            CHECK_EQ(o.pick_any, m == kMutFence);
+            if (o.pick_any)
+                CHECK_EQ(o.pick_q, q);
+        }
+    }
+}
+
+// A BIND is due when it is the oldest WQE in flight of an RTS QP.
+UNIT_TEST(bind_due) {
+    SchedHarness h(seed(0x5D03));
+    Rng &r = h.rng();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned n = 1; n <= kMaxRd; n++) {
+            SchedIn in = quiet_in(r);
+            in.qp[q] = bind_qp(r, n);
+            SchedOut o = h.cycle(in);
+            CHECK(o.bind_any);
+            CHECK_EQ(o.bind_q, q);
+
+            // Due whatever holds a pick.
+            SchedIn held = in;
+            held.qp[q].fenced = r.percent(50);
+            held.qp[q].bind_wait = r.percent(50);
+            held.qp[q].rd_hold = r.percent(50);
+            held.qp[q].hold_done = held.qp[q].done;
+            if (r.percent(50))
+                held.qp[q].sq_pi = held.qp[q].sq_ci;
+            o = h.cycle(held);
+            CHECK(o.bind_any);
+            CHECK_EQ(o.bind_q, q);
+
+            // Not in RTS.
+            for (unsigned s : {RNIC_QP_STATE_RESET, RNIC_QP_STATE_INIT, kErr}) {
+                SchedIn st = in;
+                st.qp[q].state = s;
+                CHECK(!h.cycle(st).bind_any);
+            }
+            // Nothing in flight: the BIND in the oldest slot is stale.
+            SchedIn empty = in;
+            empty.qp[q].sq_ci = empty.qp[q].done;
+            CHECK(!h.cycle(empty).bind_any);
+            // The oldest is something else; a younger one is a BIND.
+            if (n > 1) {
+                SchedIn younger = in;
+                QpCtx &y = younger.qp[q];
+                y.op[y.done % kMaxRd] = r.percent(50) ? RNIC_OP_RDMA_READ : plain_op(r);
+                y.op[static_cast<uint16_t>(y.done + r.range(1, n - 1)) % kMaxRd] = RNIC_OP_BIND;
+                CHECK(!h.cycle(younger).bind_any);
+            }
+            // The BIND just completed (done moved past it).
+            SchedIn past = in;
+            past.qp[q].done++;
+            past.qp[q].op[past.qp[q].done % kMaxRd] = plain_op(r);
+            CHECK(!h.cycle(past).bind_any);
+        }
+    }
+    // The oldest slot is done mod MAX_RD_ATOMIC across 2^16.
+    for (uint16_t d : {uint16_t{0xFFFF}, uint16_t{0}, uint16_t{0xFFF8}, uint16_t{7}, uint16_t{8}}) {
+        SchedIn in = quiet_in(r);
+        QpCtx &q = in.qp[9];
+        q = ready_qp(r);
+        q.done = d;
+        q.sq_ci = static_cast<uint16_t>(d + 3);
+        q.sq_pi = static_cast<uint16_t>(d + 5);
+        for (uint8_t &o : q.op) o = plain_op(r);
+        q.op[d % kMaxRd] = RNIC_OP_BIND;
+        SchedOut o = h.cycle(in);
+        CHECK(o.bind_any);
+        CHECK_EQ(o.bind_q, 9);
+        q.op[d % kMaxRd] = RNIC_OP_SEND;
+        q.op[(d + kMaxRd - 1) % kMaxRd] = RNIC_OP_BIND;   // the slot before: not in flight
+        CHECK(!h.cycle(in).bind_any);
+    }
+}
+
+// A flush is due for an ERROR QP with WQEs in flight, or posted, or
+// receive WQEs posted; each alone is enough, none gives no flush, and no
+// other state flushes.
+UNIT_TEST(has_flush) {
+    SchedHarness h(seed(0x5D04));
+    Rng &r = h.rng();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        SchedIn in = quiet_in(r);
+        in.qp[q] = drained_error_qp(r);
+        SchedOut o = h.cycle(in);
+        CHECK(!o.flush_any);
+        CHECK(!o.pick_any);
+        CHECK(!o.bind_any);
+        for (unsigned what = 0; what < 4; what++) {
+            SchedIn w = in;
+            QpCtx &x = w.qp[q];
+            const uint16_t n = static_cast<uint16_t>(r.range(1, what == 0 ? kMaxRd : 300));
+            switch (what) {
+            case 0: x.sq_ci = static_cast<uint16_t>(x.done + n); x.sq_pi = x.sq_ci; break;   // in flight
+            case 1: x.sq_pi = static_cast<uint16_t>(x.sq_ci + n); break;                     // posted
+            case 2: x.rq_pi = static_cast<uint16_t>(x.rq_ci + n); break;                     // receives posted
+            default:
+                x.sq_ci = static_cast<uint16_t>(x.done + 1);
+                x.sq_pi = static_cast<uint16_t>(x.sq_ci + 1);
+                x.rq_pi = static_cast<uint16_t>(x.rq_ci + 1);
+                break;
+            }
+            o = h.cycle(w);
+            CHECK(o.flush_any);
+            CHECK_EQ(o.flush_q, q);
+            for (unsigned s : {RNIC_QP_STATE_RESET, RNIC_QP_STATE_INIT, kRts}) {
+                SchedIn st = w;
+                st.qp[q].state = s;
+                CHECK(!h.cycle(st).flush_any);
+            }
+        }
+        // Across 2^16: done 0xFFFF, sq_ci 0 is one in flight; rq 0xFFFF -> 0 one posted.
+        SchedIn wrap = in;
+        wrap.qp[q].done = 0xFFFF;
+        wrap.qp[q].sq_ci = wrap.qp[q].sq_pi = 0;
+        o = h.cycle(wrap);
+        CHECK(o.flush_any);
+        wrap.qp[q].done = 0;
+        CHECK(!h.cycle(wrap).flush_any);
+        wrap.qp[q].rq_ci = 0xFFFF;
+        wrap.qp[q].rq_pi = 0;
+        CHECK(h.cycle(wrap).flush_any);
+    }
+}
+
+// Round-robin from the QP after the last one picked, for every kind.
+UNIT_TEST(round_robin) {
+    SchedHarness h(seed(0x5D05));
+    Rng &r = h.rng();
+    // All ready, from reset: 0, 1, ... 15, 0, 1, ... one per pick taken.
+    SchedIn all;
+    for (QpCtx &q : all.qp) q = ready_qp(r);
+    for (unsigned i = 0; i < 3 * kNumQp; i++) {
+        all.advance = false;
+        CHECK_EQ(h.cycle(all).pick_q, i % kNumQp);   // not taken: no move
+        all.advance = true;
+        const SchedOut o = h.cycle(all);
+        CHECK(o.pick_any);
+        CHECK_EQ(o.pick_q, i % kNumQp);
+    }
+    // A subset, in order, round and round.
+    SchedIn sub = quiet_in(r);
+    for (unsigned q : {3u, 7u, 12u}) sub.qp[q] = ready_qp(r);
+    sub.advance = true;
+    for (unsigned i = 0; i < 9; i++) {
+        const unsigned want[] = {3, 7, 12};
+        CHECK_EQ(h.cycle(sub).pick_q, want[i % 3]);
+    }
+    // The pointer moves past the pick, however far that is.
+    point_at(h, 0);
+    SchedIn one = quiet_in(r);
+    one.qp[5] = ready_qp(r);
+    one.advance = true;
+    CHECK_EQ(h.cycle(one).pick_q, 5);
+    CHECK_EQ(h.model().rr(), 6);
+    SchedIn two = quiet_in(r);
+    two.qp[2] = ready_qp(r);
+    two.qp[9] = ready_qp(r);
+    two.advance = true;
+    CHECK_EQ(h.cycle(two).pick_q, 9);   // 9 is after 6; 2 is not
+    CHECK_EQ(h.cycle(two).pick_q, 2);   // from 10, the search wraps to 2
+    CHECK_EQ(h.cycle(two).pick_q, 9);
+
+    // Binds and flushes search from the same pointer and do not move it.
+    point_at(h, 6);
+    SchedIn bf = quiet_in(r);
+    bf.qp[2] = bind_qp(r, 1);
+    bf.qp[9] = bind_qp(r, 3);
+    bf.qp[2].bind_wait = bf.qp[9].bind_wait = true;   // as the engine holds them: no pick
+    for (unsigned q : {3u, 7u}) {
+        bf.qp[q] = drained_error_qp(r);
+        bf.qp[q].sq_pi = static_cast<uint16_t>(bf.qp[q].sq_ci + 2);
+    }
+    for (int i = 0; i < 5; i++) {
+        const SchedOut o = h.cycle(bf);
+        CHECK(o.bind_any && o.flush_any);
+        CHECK_EQ(o.bind_q, 9);
+        CHECK_EQ(o.flush_q, 7);
+        CHECK(!o.pick_any);
+    }
+    // A pick of 15: the pointer wraps to 0, and the binds and flushes follow.
+    bf.qp[15] = ready_qp(r);
+    bf.advance = true;
+    CHECK_EQ(h.cycle(bf).pick_q, 15);
+    CHECK_EQ(h.model().rr(), 0);
+    bf.advance = false;
+    SchedOut o = h.cycle(bf);
+    CHECK_EQ(o.bind_q, 2);
+    CHECK_EQ(o.flush_q, 3);
+    CHECK_EQ(o.pick_q, 15);
+    // Pointer at 8: bind and flush candidates at 8 itself are first.
+    point_at(h, 8);
+    bf.qp[8] = bind_qp(r, 2);
+    bf.qp[8].bind_wait = true;
+    o = h.cycle(bf);
+    CHECK_EQ(o.bind_q, 8);
+    bf.qp[8] = drained_error_qp(r);
+    bf.qp[8].rq_pi = static_cast<uint16_t>(bf.qp[8].rq_ci + 1);
+    o = h.cycle(bf);
+    CHECK_EQ(o.flush_q, 8);
+    CHECK_EQ(o.bind_q, 9);
+
+    // Reset: the pointer back to 0.
+    point_at(h, 9);
+    h.reset();
+    all.advance = false;
+    CHECK_EQ(h.cycle(all).pick_q, 0);
+}
+
+// With every QP always ready, picks are shared exactly, each QP every 16th;
+// with one QP always ready and the rest ready at random, a QP ready at
+// every pick is picked within NUM_QP picks (the harness checks it at every
+// pick of every test; here the load is the hardest).
+UNIT_TEST(fairness) {
+    SchedHarness h(seed(0x5D06));
+    Rng &r = h.rng();
+    SchedIn all;
+    for (QpCtx &q : all.qp) q = ready_qp(r);
+    all.advance = true;
+    unsigned count[kNumQp] = {};
+    uint64_t last[kNumQp] = {};
+    for (unsigned i = 0; i < 100 * kNumQp; i++) {
+        const unsigned q = h.cycle(all).pick_q;
+        if (count[q]++ > 0)
+            CHECK_EQ(i - last[q], kNumQp);
+        last[q] = i;
+    }
+    for (unsigned q = 0; q < kNumQp; q++) CHECK_EQ(count[q], 100);
+
+    // A hog (QP 0, and sometimes 1) ready at every pick, the others toggling.
+    unsigned picked[kNumQp] = {};
+    SchedIn in;
+    for (QpCtx &q : in.qp) q = ready_qp(r);
+    for (unsigned i = 0; i < 20000; i++) {
+        for (unsigned q = 2; q < kNumQp; q++)
+            if (r.percent(30))
+                in.qp[q].fenced = !in.qp[q].fenced;
+        in.qp[1].fenced = (i / 500) % 2;
+        const SchedOut peek = h.model().eval(in);
+        in.advance = peek.pick_any;
+        const SchedOut o = h.cycle(in);
+        if (o.pick_any)
+            picked[o.pick_q]++;
+    }
+    for (unsigned q = 0; q < kNumQp; q++) CHECK(picked[q] > 100);
+    std::printf("fairness: a ready QP waited at most %u picks (NUM_QP %u)\n", h.stats().max_passed, kNumQp);
+    CHECK(h.stats().max_passed >= kNumQp - 2);   // the load did press on the bound
+    CHECK(h.stats().max_passed < kNumQp);
+}
+
+// rd_at_limit: cur's READs in flight against MAX_RD (0 means 1, more than
+// MAX_RD_ATOMIC means MAX_RD_ATOMIC), for every MAX_RD and count of READs,
+// wherever the window sits in the slots and the ring.
+UNIT_TEST(read_limit) {
+    SchedHarness h(seed(0x5D07));
+    Rng &r = h.rng();
+    // MAX_RD -> the limit, by hand.
+    const unsigned kLimit[16] = {1, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 8};
+    static_assert(kMaxRd == 8, "the table above is for MAX_RD_ATOMIC 8");
+    unsigned at = 0, under = 0;
+    for (unsigned cur = 0; cur < kNumQp; cur++) {
+        for (unsigned max_rd = 0; max_rd < 16; max_rd++) {
+            for (unsigned reads = 0; reads <= kMaxRd; reads++) {
+                const unsigned n = reads + r.range(0, kMaxRd - reads);   // in flight, READs among them
+                SchedIn in = quiet_in(r);
+                in.cur = cur;
+                // Other QPs: many READs and MAX_RD 0; they must not count.
+                for (unsigned q = 0; q < kNumQp; q++) {
+                    if (q == cur)
+                        continue;
+                    for (uint8_t &o : in.qp[q].op) o = RNIC_OP_RDMA_READ;
+                    in.qp[q].sq_ci = static_cast<uint16_t>(in.qp[q].done + kMaxRd);
+                    in.qp[q].flags &= static_cast<uint8_t>(~RNIC_QP_FLAGS_MAX_RD_MASK);
+                }
+                QpCtx &c = in.qp[cur];
+                c = r.percent(50) ? ready_qp(r) : quiet_qp(r);   // the state does not matter
+                c.done = r.percent(20) ? static_cast<uint16_t>(0xFFFF - r.range(0, 8)) : static_cast<uint16_t>(r.u32());
+                c.sq_ci = static_cast<uint16_t>(c.done + n);
+                c.sq_pi = static_cast<uint16_t>(c.sq_ci + r.range(0, 5));
+                c.flags = static_cast<uint8_t>((max_rd << RNIC_QP_FLAGS_MAX_RD_SHIFT) | (r.byte() & 0x0F));
+                // Slots out of the window: stale READs.
+                for (uint8_t &o : c.op) o = RNIC_OP_RDMA_READ;
+                std::vector<unsigned> pos(n);
+                for (unsigned j = 0; j < n; j++) pos[j] = j;
+                for (unsigned j = n; j > 1; j--) std::swap(pos[j - 1], pos[r.range(0, j - 1)]);   // READs anywhere in the window
+                for (unsigned j = 0; j < n; j++) {
+                    const uint16_t idx = static_cast<uint16_t>(c.done + pos[j]);
+                    c.op[idx % kMaxRd] = j < reads ? RNIC_OP_RDMA_READ : (r.percent(30) ? RNIC_OP_BIND : plain_op(r));
+                }
+                const bool want = reads >= kLimit[max_rd];
+                const SchedOut o = h.cycle(in);
+                if (o.rd_at_limit != want)
+                    std::fprintf(stderr, "cur %u MAX_RD %u: %u READs of %u in flight, rd_at_limit %d\n", cur, max_rd,
+                                 reads, n, o.rd_at_limit);
+                CHECK_EQ(o.rd_at_limit, want);
+                ++(want ? at : under);
+            }
+        }
+    }
+    CHECK(at > 500 && under > 500);
+    // Nothing in flight: at the limit never, whatever the slots hold.
+    SchedIn in = quiet_in(r);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        in.cur = q;
+        in.qp[q].sq_ci = in.qp[q].done;
+        for (uint8_t &o : in.qp[q].op) o = RNIC_OP_RDMA_READ;
+        CHECK(!h.cycle(in).rd_at_limit);
+    }
+}
+
+// An engine at random, every output against the model every cycle.
+UNIT_TEST(random_run) {
+    SchedHarness h(seed(0x5C4ED));
+    Rng &r = h.rng();
+    SchedIn in;
+    for (unsigned q = 0; q < kNumQp; q++) {
+        in.qp[q] = ready_qp(r);
+        in.qp[q].sq_pi = in.qp[q].sq_ci;
+        if (q % 4 == 0) {   // a quarter of the rings start just short of 2^16
+            in.qp[q].done = in.qp[q].sq_ci = in.qp[q].sq_pi = static_cast<uint16_t>(0xFFF0 + q);
+            in.qp[q].rq_ci = in.qp[q].rq_pi = static_cast<uint16_t>(0xFFF8 - q);
+        }
+    }
+    const uint64_t kCycles = 250000;
+    // What blocked a QP that was RTS with work posted, alone.
+    uint64_t only[8] = {};
+    uint64_t rd_limit_seen[kMaxRd + 1] = {};
+    unsigned last_pick = 0;
+    const int failures = rnic_check_failures();
+    while (h.now() < kCycles && !unit_stop(failures)) {
+        const uint64_t t = h.now();
+        // The mutant: off, on, or any value, in phases.
+        switch ((t / 10000) % 4) {
+        case 0: case 1: in.mutant = RNIC_MUTANT_NONE; break;
+        case 2: in.mutant = kMutFence; break;
+        default: if (r.percent(1)) in.mutant = r.range(0, 15); break;
+        }
+        if (r.percent(1) && r.percent(5))
+            h.reset();
+        // Software and the network change a few QPs.
+        for (int k = 0; k < 3; k++) {
+            QpCtx &q = in.qp[r.range(0, kNumQp - 1)];
+            const uint16_t fl = SchedModel::in_flight(q);
+            switch (r.range(0, 19)) {
+            case 0: case 1: case 2:   // a post
+                if (static_cast<uint16_t>(q.sq_pi - q.done) < 40)
+                    q.sq_pi = static_cast<uint16_t>(q.sq_pi + r.range(1, 4));
+                break;
+            case 3: case 4: case 5: case 6:   // the oldest completes
+                if (fl) {
+                    if (q.op[q.done % kMaxRd] == RNIC_OP_BIND)
+                        q.bind_wait = false;
+                    q.done++;
+                    if (q.rd_hold && q.done != q.hold_done && r.percent(50))
+                        q.rd_hold = false;   // the engine would retry the READ
+                }
+                break;
+            case 7: q.fenced = fl != 0 && r.percent(60); break;
+            case 8:   // a READ over the limit held, mostly until the oldest completes
+                q.rd_hold = fl != 0 && r.percent(70);
+                q.hold_done = r.percent(80) ? q.done : static_cast<uint16_t>(r.u32());
+                break;
+            case 9: q.bind_wait = r.percent(40); break;
+            case 10: q.flags = r.byte(); break;
+            case 11:   // receives posted and consumed
+                if (r.percent(50))
+                    q.rq_pi = static_cast<uint16_t>(q.rq_pi + r.range(1, 3));
+                else if (q.rq_ci != q.rq_pi)
+                    q.rq_ci++;
+                break;
+            case 12:   // stale slots get junk
+                for (uint16_t i = q.sq_ci; static_cast<uint16_t>(i - q.done) < kMaxRd; ++i)
+                    q.op[i % kMaxRd] = static_cast<uint8_t>(r.percent(50) ? r.range(0, 5) : r.byte());
+                break;
+            case 13:
+                if (r.percent(15)) {   // an error or a reconnect, now and then
+                    const unsigned s = r.range(0, 9);
+                    q.state = s < 6 ? kRts : s < 8 ? kErr : s < 9 ? RNIC_QP_STATE_INIT : RNIC_QP_STATE_RESET;
+                }
+                break;
+            case 14:   // a flushed QP is connected again
+                if (q.state != kRts && !SchedModel::has_flush(q) && r.percent(50))
+                    q.state = kRts;
+                break;
+            default: break;
+            }
+        }
+        in.cur = r.percent(70) ? last_pick : r.range(0, kNumQp - 1);
+
+        // The engine: a BIND to commit, a pick or a flush (the real one takes
+        // them in that order; the unit does not care which is taken).
+        const SchedOut want = h.model().eval(in);
+        in.advance = false;
+        int act = -1;
+        const unsigned roll = r.range(0, 99);
+        if (want.bind_any && roll < 30)
+            act = 0;
+        else if (want.pick_any && roll < 75)
+            act = 1;
+        else if (want.flush_any && roll < 90)
+            act = 2;
+        in.advance = act == 1;
+
+        // Tallies: a QP that has work and is RTS, blocked by one thing alone.
+        for (const QpCtx &q : in.qp) {
+            if (q.state != kRts || q.sq_ci == q.sq_pi)
+                continue;
+            const bool b[4] = {q.fenced, SchedModel::in_flight(q) >= kMaxRd, q.rd_hold && q.done == q.hold_done,
+                               q.bind_wait};
+            const int nb = b[0] + b[1] + b[2] + b[3];
+            if (nb == 1)
+                for (int i = 0; i < 4; i++) only[i] += b[i];
+            if (nb == 1 && b[3] && in.mutant == kMutFence)
+                only[4]++;
+        }
+        ++rd_limit_seen[SchedModel::reads_in_flight(in.qp[in.cur]) > kMaxRd ? kMaxRd
+                                                                           : SchedModel::reads_in_flight(in.qp[in.cur])];
+
+        h.cycle(in);
+
+        // The engine acts on what it took, after the edge.
+        if (act == 0) {   // the BIND commits: it completes
+            QpCtx &q = in.qp[want.bind_q];
+            q.done++;
+            q.bind_wait = false;
+        } else if (act == 1) {   // a WQE starts
+            QpCtx &q = in.qp[want.pick_q];
+            last_pick = want.pick_q;
+            // Mostly READs one phase in three, so cur reaches MAX_RD_ATOMIC of them.
+            const unsigned k = r.range(0, 99), reads = (t / 5000) % 3 == 2 ? 90 : 30;
+            const uint8_t op = k < reads ? RNIC_OP_RDMA_READ : k < reads + 5 ? RNIC_OP_BIND : plain_op(r);
+            q.op[q.sq_ci % kMaxRd] = op;
+            q.sq_ci++;
+            if (op == RNIC_OP_BIND)
+                q.bind_wait = true;
+            if (r.percent(10))
+                q.fenced = true;   // the next one carries a fence
+        } else if (act == 2) {   // flush one WQE or receive
+            QpCtx &q = in.qp[want.flush_q];
+            if (q.done != q.sq_ci)
+                q.done++;
+            else if (q.sq_ci != q.sq_pi)
+                q.done = ++q.sq_ci;
+            else
+                q.rq_ci++;
+        }
+        // Fences drop once nothing is in flight.
+        for (QpCtx &q : in.qp)
+            if (q.fenced && q.done == q.sq_ci && r.percent(50))
+                q.fenced = false;
+    }
+    const SchedStats &s = h.stats();
+    std::printf("random_run: %llu cycles; %llu picks taken (%llu wrapping past QP 15, %llu lifted by the mutant), "
+                "a ready QP waited at most %u picks; cycles with a pick %llu, a BIND due %llu, a flush %llu; "
+                "rd_at_limit %llu high / %llu low; blocked by one condition alone: fenced %llu, MAX_RD_ATOMIC %llu, "
+                "READ hold %llu, BIND %llu (%llu under the mutant); %llu resets\n",
+                static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.advances),
+                static_cast<unsigned long long>(s.wrapped_picks), static_cast<unsigned long long>(s.mutant_lifted),
+                s.max_passed, static_cast<unsigned long long>(s.pick_cycles),
+                static_cast<unsigned long long>(s.bind_cycles), static_cast<unsigned long long>(s.flush_cycles),
+                static_cast<unsigned long long>(s.at_limit), static_cast<unsigned long long>(s.under_limit),
+                static_cast<unsigned long long>(only[0]), static_cast<unsigned long long>(only[1]),
+                static_cast<unsigned long long>(only[2]), static_cast<unsigned long long>(only[3]),
+                static_cast<unsigned long long>(only[4]), static_cast<unsigned long long>(s.resets));
+    std::printf("random_run: cur's READs in flight 0..8:");
+    for (uint64_t n : rd_limit_seen) std::printf(" %llu", static_cast<unsigned long long>(n));
+    std::printf("\n");
+    CHECK(h.now() >= kCycles);
+    CHECK(s.advances > 20000);
+    CHECK(s.wrapped_picks > 1000);
+    CHECK(s.mutant_lifted > 100);
+    CHECK(s.bind_cycles > 5000);
+    CHECK(s.flush_cycles > 5000);
+    CHECK(s.at_limit > 10000);
+    CHECK(s.under_limit > 10000);
+    for (int i = 0; i < 5; i++) CHECK(only[i] > 1000);
+    for (unsigned n = 0; n <= kMaxRd; n++) CHECK(rd_limit_seen[n] > 100);
+    CHECK(s.resets > 5);
+}

@@ -6,7 +6,10 @@
  *       <lib_path> <provider>.<major>.<minor> "<ia_params>" "<platform_params>"
  *
  * Only lines whose lib_path names this library (basename libdat*) count:
- * a system dat.conf lists other providers too. ia_params is the driver
+ * a system dat.conf lists other providers too. A line of ours that does not
+ * parse is reported on stderr (file, line, what is wrong) and ignored; an
+ * IA it names then fails to open with DAT_INVALID_PARAMETER, not as a name
+ * nobody registered. In a quoted field, \" is a quote and \\ a backslash. ia_params is the driver
  * device ("rnic1", "vfio:0000:01:00.0"), then optional key=value words:
  * cm_addr=<IPv4> sets the IA address the connection manager listens on;
  * coherency=coherent|noncoherent sets the host's coherency (the device's
@@ -23,28 +26,43 @@
 
 #include "dat_internal.h"
 
-/* Splits one dat.conf line into at most 8 fields; quoted fields keep their
- * spaces. Returns the number of fields. */
-static int split_fields(char *line, char *field[8])
+#define CONF_FIELDS 8
+
+/* Splits one dat.conf line into fields (at most CONF_FIELDS kept; the
+ * count goes on past them); quoted fields keep their spaces and take \"
+ * and \\ as escapes. Returns the number of fields, or -1 for a quote that
+ * is not closed. */
+static int split_fields(char *line, char *field[CONF_FIELDS])
 {
     int n = 0;
     char *p = line;
-    while (n < 8) {
+    for (;;) {
         while (isspace((unsigned char)*p))
             p++;
         if (*p == '\0' || *p == '#')
             break;
+        char *start;
         if (*p == '"') {
-            field[n++] = ++p;
-            while (*p && *p != '"')
-                p++;
+            char *out = start = ++p;
+            while (*p && *p != '"') {
+                if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                    p++;
+                *out++ = *p++;
+            }
+            if (*p != '"')
+                return -1;
+            p++;
+            *out = '\0';
         } else {
-            field[n++] = p;
+            start = p;
             while (*p && !isspace((unsigned char)*p))
                 p++;
+            if (*p)
+                *p++ = '\0';
         }
-        if (*p)
-            *p++ = '\0';
+        if (n < CONF_FIELDS)
+            field[n] = start;
+        n++;
     }
     return n;
 }
@@ -56,16 +74,36 @@ static bool names_this_library(const char *lib_path)
     return strncmp(base, "libdat", 6) == 0;
 }
 
-static bool parse_ia_params(char *params, struct dat_ia_entry *e)
+/* What is wrong with a line of ours, for the report. */
+struct conf_error {
+    char what[256];
+};
+
+/* fmt has one %s, for the offending text (cut to 80 bytes: a report line). */
+static bool conf_fail(struct conf_error *err, const char *fmt, const char *arg)
+{
+    char a[84];
+    snprintf(a, sizeof(a), "%.80s", arg);
+    snprintf(err->what, sizeof(err->what), fmt, a);
+    return false;
+}
+
+static bool parse_ia_params(char *params, struct dat_ia_entry *e, struct conf_error *err)
 {
     char *save = NULL;
     char *tok = strtok_r(params, " \t", &save);
-    if (!tok || strlen(tok) >= sizeof(e->device))
-        return false;
+    if (!tok)
+        return conf_fail(err, "ia_params (field 7)%s names no device", "");
+    if (strlen(tok) >= sizeof(e->device))
+        return conf_fail(err, "ia_params (field 7): device name %s is too long", tok);
     strcpy(e->device, tok);
     while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
-        if (strncmp(tok, "cm_addr=", 8) == 0 && inet_pton(AF_INET, tok + 8, &e->cm_addr) != 1)
-            return false;
+        bool known = false;
+        if (strncmp(tok, "cm_addr=", 8) == 0) {
+            if (inet_pton(AF_INET, tok + 8, &e->cm_addr) != 1)
+                return conf_fail(err, "ia_params (field 7): %s is not an IPv4 address", tok);
+            known = true;
+        }
         static const struct {
             const char *word, *option;
         } platform[] = {{"sim_mode=", "mode="}, {"link_local=", "link_local="}, {"link_peer=", "link_peer="}};
@@ -76,7 +114,8 @@ static bool parse_ia_params(char *params, struct dat_ia_entry *e)
                 const int w = snprintf(e->options + used, sizeof(e->options) - used, "%s%s%s", used ? " " : "",
                                        platform[i].option, tok + k);
                 if (w < 0 || (size_t)w >= sizeof(e->options) - used)
-                    return false;
+                    return conf_fail(err, "ia_params (field 7): %s makes the options too long", tok);
+                known = true;
             }
         }
         if (strncmp(tok, "coherency=", 10) == 0) {
@@ -85,34 +124,68 @@ static bool parse_ia_params(char *params, struct dat_ia_entry *e)
             else if (strcmp(tok + 10, "noncoherent") == 0)
                 e->coherency = RNIC_HOST_NONCOHERENT;
             else
-                return false;
+                return conf_fail(err, "ia_params (field 7): %s is neither coherent nor noncoherent", tok);
+            known = true;
         }
+        if (!known)
+            return conf_fail(err, "ia_params (field 7): %s is no key this provider knows", tok);
     }
     return true;
 }
 
-/* Fills e from a dat.conf line; false if the line is not one of ours. */
-static bool parse_line(char *line, struct dat_ia_entry *e)
+enum line_kind { LINE_OTHER, LINE_OURS, LINE_BAD };
+
+/* Fills e from a dat.conf line. LINE_OTHER: blank, a comment, or another
+ * library's; LINE_BAD: ours (its 5th field names this library) but wrong,
+ * err says how and e->ia_name names the IA (if it has a name). */
+static enum line_kind parse_line(char *line, struct dat_ia_entry *e, struct conf_error *err)
 {
-    char *f[8];
-    if (split_fields(line, f) != 8)
-        return false;
-    if (strlen(f[0]) >= sizeof(e->ia_name) || f[1][0] != 'u' || !names_this_library(f[4]))
-        return false;
-    unsigned major, minor;
-    if (sscanf(f[1] + 1, "%u.%u", &major, &minor) != 2)
-        return false;
+    char *f[CONF_FIELDS];
     memset(e, 0, sizeof(*e));
-    strcpy(e->ia_name, f[0]);
+    /* Read before the split cuts the line up: whether it may be ours, and
+     * its first word (the IA it names) in case it cannot be split. */
+    const bool mentions_us = strstr(line, "libdat") != NULL;
+    char first[sizeof(e->ia_name)] = "";
+    sscanf(line, "%255s", first);
+    const int n = split_fields(line, f);
+    if (n == 0)
+        return LINE_OTHER;
+    if (n < 0) {
+        /* Whose line it is cannot be told; say so only if it may be ours. */
+        if (!mentions_us)
+            return LINE_OTHER;
+        snprintf(e->ia_name, sizeof(e->ia_name), "%s", first);
+        conf_fail(err, "a quoted field is not closed%s", "");
+        return LINE_BAD;
+    }
+    snprintf(e->ia_name, sizeof(e->ia_name), "%s", f[0]);
+    if (n < 5 || !names_this_library(f[4]))
+        return LINE_OTHER;
+    char count[16];
+    snprintf(count, sizeof(count), "%d", n);
+    if (n != CONF_FIELDS)
+        return conf_fail(err, "%s fields, 8 expected", count), LINE_BAD;
+    if (strlen(f[0]) >= sizeof(e->ia_name))
+        return conf_fail(err, "ia_name (field 1) %s is too long", f[0]), LINE_BAD;
+    unsigned major, minor;
+    char tail;
+    if (f[1][0] != 'u' || sscanf(f[1] + 1, "%u.%u%c", &major, &minor, &tail) != 2)
+        return conf_fail(err, "api_version (field 2) %s is not u<major>.<minor>", f[1]), LINE_BAD;
+    if (strcmp(f[2], "threadsafe") != 0 && strcmp(f[2], "nonthreadsafe") != 0)
+        return conf_fail(err, "thread_safety (field 3) %s is neither threadsafe nor nonthreadsafe", f[2]), LINE_BAD;
+    if (strcmp(f[3], "default") != 0 && strcmp(f[3], "nondefault") != 0)
+        return conf_fail(err, "default (field 4) %s is neither default nor nondefault", f[3]), LINE_BAD;
     e->major = major;
     e->minor = minor;
     e->thread_safe = strcmp(f[2], "threadsafe") == 0 ? DAT_TRUE : DAT_FALSE;
     e->coherency = RNIC_HOST_DEFAULT;
-    return parse_ia_params(f[6], e);
+    return parse_ia_params(f[6], e, err) ? LINE_OURS : LINE_BAD;
 }
 
-/* Calls fn on every entry of ours in dat.conf until it returns true. */
-static bool conf_each(bool (*fn)(const struct dat_ia_entry *, void *), void *arg)
+/* Calls fn on every entry of ours in dat.conf until it returns true. A bad
+ * line of ours is reported and skipped; *bad_name (if given) is set when
+ * one names `name`. */
+static bool conf_each(bool (*fn)(const struct dat_ia_entry *, void *), void *arg, const char *name, bool *bad_name)
 {
     const char *path;
     if (!dat_env_conf(&path))
@@ -122,10 +195,21 @@ static bool conf_each(bool (*fn)(const struct dat_ia_entry *, void *), void *arg
         return false;
     char line[1024];
     bool stop = false;
-    while (!stop && fgets(line, sizeof(line), f)) {
+    for (unsigned no = 1; !stop && fgets(line, sizeof(line), f); no++) {
         struct dat_ia_entry e;
-        if (parse_line(line, &e))
+        struct conf_error err = {{0}};
+        switch (parse_line(line, &e, &err)) {
+        case LINE_OURS:
             stop = fn(&e, arg);
+            break;
+        case LINE_BAD:
+            fprintf(stderr, "libdat: %s:%u: %s; line ignored\n", path, no, err.what);
+            if (name && bad_name && strcmp(e.ia_name, name) == 0)
+                *bad_name = true;
+            break;
+        case LINE_OTHER:
+            break;
+        }
     }
     fclose(f);
     return stop;
@@ -158,8 +242,11 @@ static bool match_name(const struct dat_ia_entry *e, void *arg)
 DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out)
 {
     struct find_arg fa = { name, out };
-    if (conf_each(match_name, &fa))
+    bool bad = false;
+    if (conf_each(match_name, &fa, name, &bad))
         return DAT_SUCCESS;
+    if (bad)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);   /* its line is wrong: reported above */
     if (builtin_name(name)) {
         memset(out, 0, sizeof(*out));
         strcpy(out->ia_name, name);
@@ -214,7 +301,7 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entri
     if (!dat_env_conf(&conf) || !dat_env_nics(&nics))
         return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
     struct list_arg la = { max_to_return, 0, dat_provider_list };
-    conf_each(list_conf, &la);
+    conf_each(list_conf, &la, NULL, NULL);
     for (unsigned i = 0; i < nics; i++) {
         char name[16];
         snprintf(name, sizeof(name), "rnic%u", i);

@@ -118,6 +118,8 @@ def read_trace(fst, fst2vcd, want=()):
 
     An event belongs to the cycle whose rising clock edge shows trace_valid
     high; its time is that edge, where trace_valid is seen to rise."""
+    if not Path(fst).is_file():
+        sys.exit(f"{fst}: no such trace")
     tr = Trace()
     proc = subprocess.Popen([fst2vcd, "-e", fst], stdout=subprocess.PIPE, text=True, bufsize=1 << 20)
     scope, tables, pending_enum = [], {}, None

@@ -6,11 +6,15 @@
 file(MAKE_DIRECTORY ${DIR})
 file(REMOVE ${DIR}/${TRACE} ${OUT})
 get_filename_component(here ${CMAKE_CURRENT_LIST_FILE} DIRECTORY)
+# The program's own report shows only when it fails.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env RNIC_WAVE_DIR=${DIR} RNIC_TRACE=${TRACE} ${PROGRAM} ${ARGS}
-                OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND ${PYTHON} ${here}/make_gtkw.py ${TEMPLATE} ${DIR}/${TRACE} ${FILTERS} ${OUT} ${FST2VCD}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} ${ARGS} failed (${rc}):\n${out}")
+endif()
+execute_process(COMMAND ${PYTHON} -B ${here}/make_gtkw.py ${TEMPLATE} ${DIR}/${TRACE} ${FILTERS} ${OUT} ${FST2VCD}
                 COMMAND_ERROR_IS_FATAL ANY)
 if(CHECK)
-  execute_process(COMMAND ${PYTHON} ${here}/check_gtkw.py ${OUT} ${DIR}/${TRACE} ${FST2VCD}
+  execute_process(COMMAND ${PYTHON} -B ${here}/check_gtkw.py ${OUT} ${DIR}/${TRACE} ${FST2VCD}
                   COMMAND_ERROR_IS_FATAL ANY)
 endif()

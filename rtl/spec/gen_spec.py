@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate rnic_pkg.sv, rnic_reg_decode.sv, rnic_hw.h, rnic_names.h and rnic_spec.md from rnic.toml.
+"""Generate rnic_pkg.sv, rnic_reg_decode.sv, rnic_hw.h, rnic_names.h, rnic_spec.md
+and the GTKWave translate filters from rnic.toml.
 
 The TOML file is the single description of everything software and
 hardware must agree on; this script is the only way its contents reach
@@ -22,6 +23,10 @@ What each output gets:
   strobes for commands and doorbells); rnic_regs instantiates it and talks
   to it through rnic_pkg::reg2hw_t and hw2reg_t, which the package gets.
 - rnic_spec.md: the tables the docs point to.
+- gtkwave/NAME.txt: a GTKWave translate filter file per enum (not for flags,
+  which combine and have no single name): `value name` per line, the value
+  in hex as GTKWave shows a signal as wide as the enum. The views in
+  waveforms/ show trace_event, verdicts, statuses and opcodes through them.
 
 usage: gen_spec.py rnic.toml OUTDIR
 """
@@ -1020,6 +1025,23 @@ def gen_md(m):
     return "\n".join(out) + "\n"
 
 
+def gen_gtkwave_filters(m):
+    """{file name: text} of the translate filter files. GTKWave matches a
+    filter's keys against the value exactly as it would print it, so a key
+    has as many hex digits as the enum's width gives (an 8-bit EV value 3
+    is 03); the case does not matter."""
+    out = {}
+    for e in m["enums"].values():
+        if e["flags"]:
+            continue
+        digits = (e["width"] + 3) // 4
+        lines = [f"# {BANNER}",
+                 f"# {e['name']}: {e['doc']} ({e['width']} bits, shown in hex)"]
+        lines += [f"{v:0{digits}X} {k}" for k, v in e["items"]]
+        out[f"{e['name'].lower()}.txt"] = "\n".join(lines) + "\n"
+    return out
+
+
 def write_if_changed(path, text):
     # Keeps timestamps stable so an unchanged spec does not re-verilate.
     if path.exists() and path.read_text() == text:
@@ -1038,6 +1060,14 @@ def main():
     write_if_changed(outdir / "rnic_names.h", gen_names(model))
     write_if_changed(outdir / "rnic_spec.md", gen_md(model))
     write_if_changed(outdir / "rnic_reg_decode.sv", gen_decode(model))
+    waves = outdir / "gtkwave"
+    waves.mkdir(exist_ok=True)
+    filters = gen_gtkwave_filters(model)
+    for name, text in filters.items():
+        write_if_changed(waves / name, text)
+    for old in waves.glob("*.txt"):
+        if old.name not in filters:
+            old.unlink()   # an enum that left the spec: a view naming it must fail, not find it
 
 
 if __name__ == "__main__":

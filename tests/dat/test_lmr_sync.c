@@ -123,7 +123,9 @@ static void conf_mode(void)
     CHECK_OK(dat_ia_close(ia2, DAT_CLOSE_ABRUPT_FLAG));
     CHECK_OK(dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
     e = DAT_HANDLE_NULL;
-    CHECK_RET(dat_ia_open(bad, 4, &e, &ia), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+    /* A line of ours with a bad value: reported on stderr, and its IA is a
+     * bad parameter, not a name nobody registered (dat.conf(5)). */
+    CHECK_RET(dat_ia_open(bad, 4, &e, &ia), DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     dt_conf_drop(path);
 }
 

@@ -228,7 +228,9 @@ static DAT_LMR_CONTEXT live[NLMR_THREADS];
 static void *lmr_worker(void *arg)
 {
     const int id = (int)(intptr_t)arg;
-    uint8_t *mem = aligned_alloc(4096, 65536);
+    /* Regions start at pages 0..15 and span up to 4 pages: 19 pages, all
+     * the thread's own (registration checks the process has every byte). */
+    uint8_t *mem = aligned_alloc(4096, 19 * 4096);
     for (int i = 0; i < 300; i++) {
         DAT_REGION_DESCRIPTION reg = {.for_va = mem + (i % 16) * 4096};
         DAT_LMR_HANDLE lmr;

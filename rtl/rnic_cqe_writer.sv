@@ -46,6 +46,8 @@ module rnic_cqe_writer #(
   input  logic           cqe_recv,
   input  logic [31:0]    cqe_len,
   input  logic [63:0]    cqe_wrid,
+  input  logic [2:0]     cqe_verdict,
+  input  logic [31:0]    cqe_check_key,
   output logic           cqe_done,
   output logic           cqe_overflow,   // with cqe_done: refused, nothing written
   output logic           cqe_last_beat,  // the CQE's last beat is accepted this cycle
@@ -108,6 +110,8 @@ module rnic_cqe_writer #(
     cqe.phase    = ~c_pi[cqe_cq][c_log[cqe_cq]];
     cqe.byte_len = cqe_len;
     cqe.wr_id    = cqe_wrid;
+    cqe.verdict  = cqe_verdict;
+    cqe.check_key = cqe_check_key;
     full         = (c_pi[cqe_cq] - c_ci[cqe_cq]) > ring_mask(c_log[cqe_cq]);
 
     w_valid = cqe_req && ws == W_DATA;

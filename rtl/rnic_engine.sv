@@ -459,7 +459,7 @@ module rnic_engine #(
     .cmd_valid(cq_cmd_valid), .cmd(cq_cmd), .cmd_sel(cq_sel), .cmd_base(cq_base), .cmd_log(cq_log),
     .db_valid(db_valid && db_kind == 2'd2), .db_index(16'(db_index)), .db_value, .db_ok(cq_db_ok),
     .cqe_req(st == S_CQE), .cqe_cq, .cqe_qpn(16'(cur)), .cqe_idx, .cqe_op, .cqe_status, .cqe_recv,
-    .cqe_len, .cqe_wrid, .cqe_done, .cqe_overflow, .cqe_last_beat,
+    .cqe_len, .cqe_wrid, .cqe_verdict, .cqe_check_key, .cqe_done, .cqe_overflow, .cqe_last_beat,
     .w_valid(cqe_w_valid), .w_ready, .w_addr(cqe_w_addr), .w_len(cqe_w_len), .w_tag(cqe_w_tag),
     .w_data(cqe_w_data), .w_last(cqe_w_last),
     .cpl_valid(dma_wr_cpl_valid && dma_wr_cpl_tag[7]), .cpl_cq(CQW'(dma_wr_cpl_tag[6:0])), .cpl_err(dma_wr_cpl_err),
@@ -715,6 +715,37 @@ module rnic_engine #(
                 fsm_ev_valid || db_ev_valid || fr_start || rxb_release;
     idle      = st == S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !dma_wr_valid &&
                 !trace_valid && tx_idle && sc_idle;
+  end
+
+  // The last local protection check, for the CQE a refusal ends in: a
+  // LOCAL_PROTECTION or BIND_FAILED CQE follows its own refused check with
+  // no other check in between (a WQE held behind work in flight is checked
+  // again when it resumes), so it tells software which check refused and on
+  // which key (CQE VERDICT and CHECK_KEY) instead of one status for all.
+  logic [2:0]  lchk_last_verdict;
+  logic [31:0] lchk_last_key, lchk_asked_key;
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      lchk_last_verdict <= 3'(rnic_pkg::PT_VERDICT_OK);
+      lchk_last_key     <= 32'd0;
+      lchk_asked_key    <= 32'd0;
+    end else begin
+      if (lchk_valid) lchk_asked_key <= lchk_key;
+      if (lchk_rsp_valid) begin
+        lchk_last_verdict <= lchk_verdict;
+        lchk_last_key     <= lchk_asked_key;
+      end
+    end
+  end
+  logic        cqe_refused;
+  logic [2:0]  cqe_verdict;
+  logic [31:0] cqe_check_key;
+  always_comb begin
+    cqe_refused   = (cqe_status == rnic_pkg::CQE_STATUS_LOCAL_PROTECTION ||
+                     cqe_status == rnic_pkg::CQE_STATUS_BIND_FAILED) &&
+                    32'(lchk_last_verdict) != 32'(rnic_pkg::PT_VERDICT_OK);
+    cqe_verdict   = cqe_refused ? lchk_last_verdict : 3'(rnic_pkg::PT_VERDICT_OK);
+    cqe_check_key = cqe_refused ? lchk_last_key : 32'd0;
   end
 
   // Sequential -----------------------------------------------------------

@@ -55,7 +55,9 @@ module rnic_engine_checker #(
   input logic [QW-1:0] qp_sel,
   input logic          cqe_last_beat,
   input logic          cqe_recv,
-  input logic [15:0]   cqe_idx
+  input logic [15:0]   cqe_idx,
+  input logic          cqe_local_refusal, // the CQE being written has status LOCAL_PROTECTION
+  input logic          cqe_names_check    // ... and names the check that refused (VERDICT not OK)
 );
   logic no_bind_fence, no_fence;
   assign no_bind_fence = mutant == rnic_pkg::MUTANT_NO_BIND_FENCE;
@@ -158,6 +160,14 @@ module rnic_engine_checker #(
       end
     end
   end
+
+  // A local protection refusal always says which check refused: only the
+  // local check port's refusals give that status, and the refused check is
+  // the last one answered before the CQE.
+  always_ff @(posedge clk) begin
+    if (rst_n && cqe_last_beat && cqe_local_refusal)
+      a_refusal_named: assert (cqe_names_check) else $error("LOCAL_PROTECTION CQE without the check that refused");
+  end
 endmodule
 
 // Every rnic_engine gets the checker; the connections are the engine's
@@ -192,5 +202,7 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP)) u_checker (
   .qp_sel,
   .cqe_last_beat,
   .cqe_recv,
-  .cqe_idx);
+  .cqe_idx,
+  .cqe_local_refusal(cqe_status == rnic_pkg::CQE_STATUS_LOCAL_PROTECTION),
+  .cqe_names_check(32'(cqe_verdict) != 32'(rnic_pkg::PT_VERDICT_OK)));
 `endif

@@ -136,6 +136,8 @@ int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max) {
         c->is_recv = RNIC_GET(e, CQE, IS_RECV) != 0;
         c->byte_len = (uint32_t)RNIC_GET(e, CQE, BYTE_LEN);
         c->wr_id = RNIC_GET(e, CQE, WR_ID);
+        c->verdict = (uint8_t)RNIC_GET(e, CQE, VERDICT);
+        c->check_key = (uint32_t)RNIC_GET(e, CQE, CHECK_KEY);
         /* Every WQE up to the completed one is done: unsignaled ones too. */
         uint32_t idx = (uint32_t)RNIC_GET(e, CQE, WQE_IDX);
         if (c->qpn < d->info.num_qp && d->qps[c->qpn]) {

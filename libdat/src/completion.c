@@ -20,9 +20,11 @@
  * are held behind the work. The drain stops after that batch; the engine
  * does the work (queuing the held events in turn) and drains again.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "dat_internal.h"
+#include "rnic_names.h"
 
 /* CQEs taken from the ring at a time. */
 #define DRAIN_BATCH 8
@@ -108,6 +110,37 @@ static DAT_DTO_COMPLETION_STATUS status_from_cqe(uint8_t status)
     }
 }
 
+/* Keeps the NIC's reason for a failed completion for the consumer
+ * (dat_rnic_ep_last_error), and says it on stderr when asked to. A flush only
+ * follows the failure that broke the QP and would hide it, so it is not kept. */
+static void note_failure(struct dat_ep *ep, const struct rnic_wc *wc, DAT_UINT64 cookie)
+{
+    if (wc->status == RNIC_CQE_STATUS_FLUSHED)
+        return;
+    const char *status = rnic_cqe_status_name(wc->status);
+    const char *verdict = rnic_pt_verdict_name(wc->verdict);
+    ep->has_error = true;
+    ep->last_error = (DAT_RNIC_ERROR_DETAIL){
+        .user_cookie = cookie,
+        .is_recv = wc->is_recv ? DAT_TRUE : DAT_FALSE,
+        .nic_status = wc->status,
+        .nic_status_name = status ? status : "UNKNOWN",
+        .verdict = wc->verdict,
+        .verdict_name = verdict ? verdict : "UNKNOWN",
+        .check_key = wc->check_key,
+    };
+    if (DAT_UNLIKELY(dat_log_errors())) {
+        const DAT_RNIC_ERROR_DETAIL *e = &ep->last_error;
+        if (e->verdict != RNIC_PT_VERDICT_OK)
+            fprintf(stderr, "libdat: EP %p QP %u: %s cookie 0x%llx failed: %s, check %s refused key 0x%08x\n",
+                    (void *)DAT_H(ep), ep->qpn, e->is_recv ? "receive" : "request",
+                    (unsigned long long)cookie, e->nic_status_name, e->verdict_name, (unsigned)e->check_key);
+        else
+            fprintf(stderr, "libdat: EP %p QP %u: %s cookie 0x%llx failed: %s\n", (void *)DAT_H(ep), ep->qpn,
+                    e->is_recv ? "receive" : "request", (unsigned long long)cookie, e->nic_status_name);
+    }
+}
+
 static void complete_one(struct dat_ep *ep, struct dat_evd *evd, const struct rnic_wc *wc)
 {
     DAT_EVENT ev;
@@ -142,6 +175,7 @@ static void complete_one(struct dat_ep *ep, struct dat_evd *evd, const struct rn
     }
     if (st != DAT_DTO_SUCCESS) {
         deliver = notify = true;   /* failures are always reported */
+        note_failure(ep, wc, ev.event_data.dto_completion_event_data.user_cookie.as_64);
         if (rmr != DAT_HANDLE_NULL)
             work_add(DAT_WORK_RMR_READBACK, rmr);
         /* The QP is in error: the connection is broken for both peers. */

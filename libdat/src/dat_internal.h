@@ -363,6 +363,8 @@ struct dat_ep {
     bool graceful_nop_due;               /* a signalled NOP must still be posted to see it drain */
     DAT_EVENT_NUMBER peer_gone;          /* the peer broke it: the event, once our requests drained */
     uint64_t graceful_deadline;          /* NIC cycle: give up (frames lost on a link that does not retransmit) */
+    bool has_error;                      /* last_error holds a failed completion */
+    DAT_RNIC_ERROR_DETAIL last_error;    /* the NIC's reason for it (dat_rnic_ep_last_error) */
 };
 
 /* The WQE flags of request `seq`: SIGNALED when its completion is to be
@@ -500,6 +502,8 @@ bool dat_env_conf(const char **path);
 bool dat_env_cm_port_base(unsigned *base);
 /* RNIC_SIM_NICS (2 by default): the built-in names rnic0.. listed. */
 bool dat_env_nics(unsigned *n);
+/* DAT_RNIC_LOG_ERRORS=1: a stderr line per failed completion (completion.c). */
+bool dat_log_errors(void);
 /* The device's clock, in cycles. */
 uint64_t dat_now(const struct dat_dev *dev);
 

@@ -43,7 +43,7 @@ static bool parse_decimal(const char *s, uint64_t max, uint64_t *out)
         if (*p < '0' || *p > '9')
             return false;
         const uint64_t d = (uint64_t)(*p - '0');
-        if (v > (max - d) / 10)
+        if (d > max || v > (max - d) / 10)   /* d > max: max - d would wrap */
             return false;
         v = v * 10 + d;
     }
@@ -103,15 +103,26 @@ uint64_t dat_cycles_per_us(void)
     return clock_mhz ? clock_mhz : 250u;
 }
 
+/* Set at each dat_ia_open, under the API lock, as the clock is; read by the
+ * completion path under the same lock. */
+static bool log_errors;
+
+bool dat_log_errors(void)
+{
+    return log_errors;
+}
+
 DAT_RETURN dat_env_check(void)
 {
     const char *conf;
     unsigned base, nics;
-    uint64_t mhz = 250;
+    uint64_t mhz = 250, log = 0;
     if (!dat_env_conf(&conf) || !dat_env_cm_port_base(&base) || !dat_env_nics(&nics) ||
-        !dat_env_number("RNIC_CLOCK_MHZ", 1, MAX_CLOCK_MHZ, &mhz))
+        !dat_env_number("RNIC_CLOCK_MHZ", 1, MAX_CLOCK_MHZ, &mhz) ||
+        !dat_env_number("DAT_RNIC_LOG_ERRORS", 0, 1, &log))
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     if (!clock_mhz)
         clock_mhz = mhz;
+    log_errors = log != 0;
     return DAT_SUCCESS;
 }

@@ -336,6 +336,20 @@ DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_hand
 
 /* ----------------------------------------------------------- query, modify */
 
+DAT_RETURN dat_rnic_ep_last_error(DAT_EP_HANDLE ep_handle, DAT_RNIC_ERROR_DETAIL *detail)
+{
+    DAT_API_LOCK();
+    struct dat_ep *ep = ep_lookup(ep_handle);
+    if (!ep)
+        return DAT_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+    if (!detail)
+        return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+    if (!ep->has_error)
+        return DAT_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+    *detail = ep->last_error;
+    return DAT_SUCCESS;
+}
+
 DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK ep_param_mask, DAT_EP_PARAM *ep_param)
 {
     DAT_API_LOCK();

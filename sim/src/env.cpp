@@ -25,7 +25,7 @@ bool parse_decimal(const std::string &s, uint64_t max, uint64_t *out) {
         if (c < '0' || c > '9')
             return false;
         const uint64_t d = static_cast<uint64_t>(c - '0');
-        if (v > (max - d) / 10)
+        if (d > max || v > (max - d) / 10)   // d > max: max - d would wrap
             return false;
         v = v * 10 + d;
     }

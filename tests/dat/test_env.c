@@ -51,6 +51,8 @@ static const struct env_case bad[] = {
     {"open", "RNIC_CLOCK_MHZ", "0", OPEN_REFUSED},
     {"open", "RNIC_CLOCK_MHZ", "fast", OPEN_REFUSED},
     {"open", "RNIC_CLOCK_MHZ", "99999999999999999999999", OPEN_REFUSED},
+    {"open", "DAT_RNIC_LOG_ERRORS", "2", OPEN_REFUSED},
+    {"open", "DAT_RNIC_LOG_ERRORS", "yes", OPEN_REFUSED},
     {"open", "RNIC_SIM_NICS", "two", OPEN_REFUSED},
     {"open", "DAT_OVERRIDE", "/nonexistent/dat.conf", OPEN_REFUSED},
     /* The platform's, refused at the driver's open under dat_ia_open. */

@@ -44,16 +44,19 @@ static void reconnect(void)
 }
 
 /* Posts a BIND on side 1 and waits for its completion; returns its status. */
+/* The completion of the last bind(): a refusal says which check and key. */
+static struct rnic_wc bind_wc;
+
 static int bind(const struct rnic_bind_wr *wr)
 {
+    memset(&bind_wc, 0xEE, sizeof(bind_wc));
     if (rnic_post_bind(P.qp[1], wr) != RNIC_OK)
         return -1;
-    struct rnic_wc wc;
-    if (wait_cq(&P, 1, &wc) != 1)
+    if (wait_cq(&P, 1, &bind_wc) != 1)
         return -2;
-    CHECK_EQ(wc.opcode, RNIC_OP_BIND);
-    CHECK_EQ(wc.wr_id, wr->wr_id);
-    return wc.status;
+    CHECK_EQ(bind_wc.opcode, RNIC_OP_BIND);
+    CHECK_EQ(bind_wc.wr_id, wr->wr_id);
+    return bind_wc.status;
 }
 
 static struct rnic_bind_wr bind_wr(uint32_t mw_key, uint8_t new_key, uint32_t lkey, uint64_t addr, uint32_t len,
@@ -134,26 +137,41 @@ static void failing_binds(void)
     CHECK_EQ(rnic_mw_alloc(P.dev[1], pz2, &foreign), RNIC_OK);
     const uint32_t lk = rnic_mr_key(mb);
     const uint8_t rw = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ;
+    /* Each case's completion names the check that refused and its key:
+     * the window's checks come first, then the region's. */
     struct {
         const char *what;
         struct rnic_bind_wr wr;
+        uint8_t verdict;
+        uint32_t key;
     } cases[] = {
-        {"stale window key", bind_wr(next_key(next_key(k0)), (uint8_t)(k0 + 9), lk, va(b), 64, rw)},
-        {"window of another PZ", bind_wr(rnic_mw_key(foreign), (uint8_t)(rnic_mw_key(foreign) + 1), lk, va(b), 64, rw)},
-        {"a region named as the window", bind_wr(lk, (uint8_t)(lk + 1), lk, va(b), 64, rw)},
-        {"region of another PZ", bind_wr(k0, (uint8_t)(k0 + 1), rnic_mr_key(other_pz), va(c), 64, rw)},
-        {"range past the region", bind_wr(k0, (uint8_t)(k0 + 1), lk, va(b) + BUF - 32, 64, rw)},
-        {"range before the region", bind_wr(k0, (uint8_t)(k0 + 1), lk, va(b) - 8, 64, rw)},
+        {"stale window key", bind_wr(next_key(next_key(k0)), (uint8_t)(k0 + 9), lk, va(b), 64, rw),
+         RNIC_PT_VERDICT_KEY, next_key(next_key(k0))},
+        {"window of another PZ", bind_wr(rnic_mw_key(foreign), (uint8_t)(rnic_mw_key(foreign) + 1), lk, va(b), 64, rw),
+         RNIC_PT_VERDICT_PZ, rnic_mw_key(foreign)},
+        {"a region named as the window", bind_wr(lk, (uint8_t)(lk + 1), lk, va(b), 64, rw), RNIC_PT_VERDICT_TYPE, lk},
+        {"region of another PZ", bind_wr(k0, (uint8_t)(k0 + 1), rnic_mr_key(other_pz), va(c), 64, rw),
+         RNIC_PT_VERDICT_PZ, rnic_mr_key(other_pz)},
+        {"range past the region", bind_wr(k0, (uint8_t)(k0 + 1), lk, va(b) + BUF - 32, 64, rw), RNIC_PT_VERDICT_BOUNDS,
+         lk},
+        {"range before the region", bind_wr(k0, (uint8_t)(k0 + 1), lk, va(b) - 8, 64, rw), RNIC_PT_VERDICT_BOUNDS, lk},
         {"remote write on a read-only region", bind_wr(k0, (uint8_t)(k0 + 1), rnic_mr_key(ro), va(d), 64,
-                                                       RNIC_ACCESS_REMOTE_WRITE)},
-        {"wrong region key", bind_wr(k0, (uint8_t)(k0 + 1), lk ^ 0x80u, va(b), 64, rw)},
-        {"a window as the region", bind_wr(k0, (uint8_t)(k0 + 1), rnic_mw_key(win2), va(b), 64, rw)},
+                                                       RNIC_ACCESS_REMOTE_WRITE),
+         RNIC_PT_VERDICT_RIGHTS, rnic_mr_key(ro)},
+        {"wrong region key", bind_wr(k0, (uint8_t)(k0 + 1), lk ^ 0x80u, va(b), 64, rw), RNIC_PT_VERDICT_KEY,
+         lk ^ 0x80u},
+        /* STATE, not TYPE: the unbound window is not valid, and that check comes first. */
+        {"a window as the region", bind_wr(k0, (uint8_t)(k0 + 1), rnic_mw_key(win2), va(b), 64, rw),
+         RNIC_PT_VERDICT_STATE, rnic_mw_key(win2)},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int s = bind(&cases[i].wr);
-        if (s != RNIC_CQE_STATUS_BIND_FAILED)
-            fprintf(stderr, "bind with %s: status %d\n", cases[i].what, s);
+        if (s != RNIC_CQE_STATUS_BIND_FAILED || bind_wc.verdict != cases[i].verdict || bind_wc.check_key != cases[i].key)
+            fprintf(stderr, "bind with %s: status %d verdict %u key 0x%08x\n", cases[i].what, s,
+                    (unsigned)bind_wc.verdict, (unsigned)bind_wc.check_key);
         CHECK_EQ(s, RNIC_CQE_STATUS_BIND_FAILED);
+        CHECK_EQ(bind_wc.verdict, cases[i].verdict);
+        CHECK_EQ(bind_wc.check_key, cases[i].key);
         CHECK_EQ(rnic_qp_state(P.qp[1]), RNIC_QP_STATE_ERROR);
         struct rnic_mw_state st;
         CHECK_EQ(rnic_mw_query(mw, &st), RNIC_OK);

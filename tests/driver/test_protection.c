@@ -13,8 +13,11 @@ static uint8_t *lbuf, *rbuf, *snap;
 static rnic_mr *lmr, *rmr;
 
 /* Posts a bad WR and a good one behind it; expects `status` then FLUSHED,
- * the peer's memory unchanged and both QPs in ERROR. */
-static void expect_refused(const char *what, const struct rnic_send_wr *bad, uint8_t status) {
+ * the peer's memory unchanged and both QPs in ERROR. A local refusal names
+ * its check and key (`verdict`, `key`); a remote one cannot (OK and 0): the
+ * NAK on the wire carries no reason. */
+static void expect_refused_by(const char *what, const struct rnic_send_wr *bad, uint8_t status, uint8_t verdict,
+                              uint32_t key) {
     fprintf(stderr, "case: %s\n", what);
     memcpy(snap, rbuf, N);
     struct rnic_sge s = {(uint64_t)(uintptr_t)lbuf, 64, rnic_mr_key(lmr)};
@@ -27,8 +30,11 @@ static void expect_refused(const char *what, const struct rnic_send_wr *bad, uin
     CHECK_EQ(wait_cq(&P, 0, &wc), 1);
     CHECK_EQ(wc.wr_id, bad->wr_id);
     CHECK_EQ(wc.status, status);
+    CHECK_EQ(wc.verdict, verdict);
+    CHECK_EQ(wc.check_key, key);
     CHECK_EQ(wait_cq(&P, 0, &wc), 1);
     CHECK_EQ(wc.wr_id, 2);
+    CHECK_EQ(wc.verdict, RNIC_PT_VERDICT_OK);
     CHECK_EQ(wc.status, RNIC_CQE_STATUS_FLUSHED);
     CHECK(memcmp(snap, rbuf, N) == 0);
     CHECK_EQ(rnic_qp_state(P.qp[0]), RNIC_QP_STATE_ERROR);
@@ -37,6 +43,10 @@ static void expect_refused(const char *what, const struct rnic_send_wr *bad, uin
     rnic_qp_destroy(P.qp[0]);
     rnic_qp_destroy(P.qp[1]);
     pair_reconnect(&P);
+}
+
+static void expect_refused(const char *what, const struct rnic_send_wr *bad, uint8_t status) {
+    expect_refused_by(what, bad, status, RNIC_PT_VERDICT_OK, 0);
 }
 
 static struct rnic_send_wr wr_of(uint8_t op, uint64_t raddr, uint32_t rkey, uint32_t len, struct rnic_sge *s) {
@@ -127,15 +137,17 @@ int main(void) {
     /* Local protection: a bad lkey, and an lkey without local write as a READ target. */
     w = wr_of(RNIC_OP_RDMA_WRITE, ra, rk, 64, &s);
     s.lkey ^= 0x02u;
-    expect_refused("bad local key", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION);
+    expect_refused_by("bad local key", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION, RNIC_PT_VERDICT_KEY, s.lkey);
     rnic_mr *lro;
     CHECK_EQ(rnic_mr_reg(P.dev[0], lbuf, 4096, P.pz[0], RNIC_ACCESS_LOCAL_READ, &lro), RNIC_OK);
     w = wr_of(RNIC_OP_RDMA_READ, ra, rk, 64, &s);
     s.lkey = rnic_mr_key(lro);
-    expect_refused("read into a region without local write", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION);
+    expect_refused_by("read into a region without local write", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION,
+                      RNIC_PT_VERDICT_RIGHTS, rnic_mr_key(lro));
     w = wr_of(RNIC_OP_RDMA_WRITE, ra, rk, 64, &s);
     s.addr = (uint64_t)(uintptr_t)lbuf + N - 32;
-    expect_refused("local segment past its region", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION);
+    expect_refused_by("local segment past its region", &w, RNIC_CQE_STATUS_LOCAL_PROTECTION, RNIC_PT_VERDICT_BOUNDS,
+                      rnic_mr_key(lmr));
 
     rnic_mr_dereg(lro);
     rnic_mr_dereg(opz);

@@ -200,6 +200,12 @@ struct rnic_wc {
     uint8_t opcode;   /* RNIC_OP_* */
     uint16_t qpn;
     bool is_recv;
+    /* Why a LOCAL_PROTECTION or BIND_FAILED completion was refused: the
+     * protection check (RNIC_PT_VERDICT_*) and the key it refused. OK and 0
+     * for every other status (a remote refusal is not on the wire: the
+     * responder's NIC traces it as RKEY_CHECK). */
+    uint8_t verdict;
+    uint32_t check_key;
 };
 /* Reads up to max completions that are already in the ring; never waits.
  * Finding none costs RNIC_POLL_CYCLES (rnic_cpu_delay). */

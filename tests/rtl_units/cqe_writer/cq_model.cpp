@@ -53,4 +53,6 @@ void cqe_encode(const CqeFields &f, unsigned phase, uint64_t words[RNIC_CQE_WORD
     RNIC_SET(words, CQE, PHASE, phase);
     RNIC_SET(words, CQE, BYTE_LEN, f.len);
     RNIC_SET(words, CQE, WR_ID, f.wrid);
+    RNIC_SET(words, CQE, VERDICT, f.verdict);
+    RNIC_SET(words, CQE, CHECK_KEY, f.check_key);
 }

@@ -29,6 +29,8 @@ struct CqeFields {
     bool recv = false;
     uint32_t len = 0;
     uint64_t wrid = 0;
+    uint8_t verdict = 0;     // PT_VERDICT_* of a refused local check
+    uint32_t check_key = 0;  // the key it refused
 };
 
 struct CqState {

@@ -101,6 +101,8 @@ void CqeHarness::drive(const CqeIn &in, uint32_t db_index, uint16_t db_value) {
     d.cqe_recv = req ? req_.recv : (rng_() & 1u);
     d.cqe_len = req ? req_.len : rng_();
     d.cqe_wrid = req ? req_.wrid : (static_cast<uint64_t>(rng_()) << 32 | rng_());
+    d.cqe_verdict = (req ? req_.verdict : rng_()) & 0x7u;
+    d.cqe_check_key = req ? req_.check_key : rng_();
     d.w_ready = in.w_ready;
     d.cpl_valid = in.cpl;
     d.cpl_cq = (in.cpl ? in.cpl_cq : rng_()) % CqModel::kNumCq;
@@ -151,6 +153,8 @@ void CqeHarness::burst_written() {
     CHECK_EQ(RNIC_GET(w, CQE, PHASE), model_.phase(cq));
     CHECK_EQ(RNIC_GET(w, CQE, BYTE_LEN), req_.len);
     CHECK_EQ(RNIC_GET(w, CQE, WR_ID), req_.wrid);
+    CHECK_EQ(RNIC_GET(w, CQE, VERDICT), req_.verdict);
+    CHECK_EQ(RNIC_GET(w, CQE, CHECK_KEY), req_.check_key);
     // Every bit no field names is 0.
     CqeFields ones;
     ones.qpn = ones.idx = 0xFFFF;
@@ -158,6 +162,8 @@ void CqeHarness::burst_written() {
     ones.recv = true;
     ones.len = 0xFFFFFFFFu;
     ones.wrid = ~0ull;
+    ones.verdict = 0x7;
+    ones.check_key = 0xFFFFFFFFu;
     uint64_t defined[kWords];
     cqe_encode(ones, 1, defined);
     for (unsigned i = 0; i < kWords; i++) CHECK_EQ(w[i] & ~defined[i], 0);

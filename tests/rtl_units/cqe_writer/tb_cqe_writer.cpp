@@ -37,6 +37,8 @@ CqeFields cqe(unsigned cq, uint32_t n) {
     f.recv = n & 1;
     f.len = 0x1000u + n * 0x111u;
     f.wrid = 0xC0FFEE0000000000ull | n;
+    f.verdict = static_cast<uint8_t>(n % 8);
+    f.check_key = 0x5EED0000u ^ n;
     return f;
 }
 
@@ -154,13 +156,15 @@ UNIT_TEST(cqe_layout) {
     f.recv = true;
     f.len = 0x89ABCDEF;
     f.wrid = 0x0123456789ABCDEFull;
+    f.verdict = 5;
+    f.check_key = 0xDEADBEEFu;
     CqeOutcome o = h.post(f);
     CHECK(!o.refused);
     // Beat n carries word n, as the burst lands in host memory.
     CHECK_EQ(o.words[0], 0x8001FEDC12345AA5ull);
-    CHECK_EQ(o.words[1], 0x0000000089ABCDEFull);
+    CHECK_EQ(o.words[1], 0x0000000589ABCDEFull);
     CHECK_EQ(o.words[2], 0x0123456789ABCDEFull);
-    CHECK_EQ(o.words[3], 0);
+    CHECK_EQ(o.words[3], 0x00000000DEADBEEFull);
     CHECK_EQ(RNIC_GET(o.words, CQE, STATUS), 0xA5);
     CHECK_EQ(RNIC_GET(o.words, CQE, OPCODE), 0x5A);
     CHECK_EQ(RNIC_GET(o.words, CQE, QPN), 0x1234);
@@ -169,12 +173,14 @@ UNIT_TEST(cqe_layout) {
     CHECK_EQ(RNIC_GET(o.words, CQE, PHASE), 1);
     CHECK_EQ(RNIC_GET(o.words, CQE, BYTE_LEN), 0x89ABCDEFu);
     CHECK_EQ(RNIC_GET(o.words, CQE, WR_ID), 0x0123456789ABCDEFull);
+    CHECK_EQ(RNIC_GET(o.words, CQE, VERDICT), 5);
+    CHECK_EQ(RNIC_GET(o.words, CQE, CHECK_KEY), 0xDEADBEEFu);
     doorbell(h, cq, h.model().cq(cq).pi);
 
     // Walking ones: bit i of every field at once would hide a swap, so one
     // field at a time (the harness decodes and compares each CQE).
-    for (unsigned field = 0; field < 7; field++) {
-        const unsigned width[] = {8, 8, 16, 16, 1, 32, 64};
+    for (unsigned field = 0; field < 9; field++) {
+        const unsigned width[] = {8, 8, 16, 16, 1, 32, 64, 3, 32};
         for (unsigned b = 0; b < width[field]; b++) {
             CqeFields w;
             w.cq = cq;
@@ -186,7 +192,9 @@ UNIT_TEST(cqe_layout) {
             case 3: w.idx = static_cast<uint16_t>(bit); break;
             case 4: w.recv = true; break;
             case 5: w.len = static_cast<uint32_t>(bit); break;
-            default: w.wrid = bit; break;
+            case 6: w.wrid = bit; break;
+            case 7: w.verdict = static_cast<uint8_t>(bit); break;
+            default: w.check_key = static_cast<uint32_t>(bit); break;
             }
             CHECK(!h.post(w).refused);
             doorbell(h, cq, h.model().cq(cq).pi);
@@ -199,12 +207,14 @@ UNIT_TEST(cqe_layout) {
     ones.recv = true;
     ones.len = 0xFFFFFFFFu;
     ones.wrid = ~0ull;
+    ones.verdict = 0x7;
+    ones.check_key = 0xFFFFFFFFu;
     o = h.post(ones);
     CHECK(!o.refused);
-    CHECK_EQ(o.words[3], 0);
-    CHECK_EQ(o.words[1] >> 32, 0);
-    CHECK_EQ((o.words[0] >> 49) & 0x3FFF, 0);   // bits 62:49 of word 0 are no field's
-    CHECK_EQ(h.stats().written, 1 + 145 + 1);
+    CHECK_EQ(o.words[3] >> 32, 0);              // bits 63:32 of word 3 are no field's
+    CHECK_EQ(o.words[1] >> 35, 0);              // nor 63:35 of word 1
+    CHECK_EQ((o.words[0] >> 49) & 0x3FFF, 0);   // nor 62:49 of word 0
+    CHECK_EQ(h.stats().written, 1 + 145 + 3 + 32 + 1);
 }
 
 // The phase bit flips each time the producer index wraps the ring, slot
@@ -465,6 +475,7 @@ UNIT_TEST(random_run) {
         if (!h.busy() && r() % 100 < 50) {
             CqeFields f = cqe(r() % 100 < 85 ? r() % 8 : r() % CqModel::kNumCq, r());
             f.wrid = r64();
+            f.check_key = r();
             f.len = r();
             h.request(f);
         }

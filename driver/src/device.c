@@ -1,4 +1,6 @@
 /* Device open/reset/query, raw register access, PZs, ring memory. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,15 +60,39 @@ int rnic_hal_open_named(const char *name, const char *options, struct rnic_hal *
 
 int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out);
 
+/* Per thread: two threads opening devices at once must each read their own
+ * reason, and rnic_open_error() needs no lock. Large enough for a sysfs
+ * path and an errno text; a longer reason is cut, never overrun. */
+static _Thread_local char open_error[512];
+
+const char *rnic_open_error(void) { return open_error; }
+
+void rnic_open_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(open_error, sizeof(open_error), fmt, ap);
+    va_end(ap);
+}
+
 int rnic_open(const char *name, rnic_dev **out) { return rnic_open_with(name, NULL, out); }
 
+static int reset_device(rnic_dev *d, bool opening);
+
 int rnic_open_with(const char *name, const char *options, rnic_dev **out) {
-    if (!name || !out)
+    open_error[0] = '\0';
+    if (!name || !out) {
+        rnic_open_fail("%s is NULL", !name ? "the device name" : "the place for the device (out)");
         return RNIC_E_INVAL;
+    }
     struct rnic_hal hal;
     int rc = rnic_hal_open_named(name, options, &hal);
-    if (rc != RNIC_OK)
+    if (rc != RNIC_OK) {
+        /* A backend that forgot to say why still leaves a reason. */
+        if (!open_error[0])
+            rnic_open_fail("the %s backend refused it: %s", strncmp(name, "vfio:", 5) == 0 ? "vfio" : "sim",
+                           rnic_strerror(rc));
         return rc;
+    }
     rc = rnic_open_hal(&hal, out);
     if (rc != RNIC_OK && hal.ops->close)
         hal.ops->close(hal.ctx);
@@ -75,13 +101,18 @@ int rnic_open_with(const char *name, const char *options, rnic_dev **out) {
 
 /* Opens a device behind any HAL (the tests' fake device too). */
 int rnic_open_hal(const struct rnic_hal *hal, rnic_dev **out) {
-    if (!hal || !hal->ops || !out)
+    open_error[0] = '\0';
+    if (!hal || !hal->ops || !out) {
+        rnic_open_fail("no HAL, no HAL ops or no place for the device given");
         return RNIC_E_INVAL;
+    }
     rnic_dev *d = calloc(1, sizeof(*d));
-    if (!d)
+    if (!d) {
+        rnic_open_fail("out of host memory for the device");
         return RNIC_E_NOMEM;
+    }
     d->hal = *hal;
-    int rc = rnic_reset(d);
+    int rc = reset_device(d, true);
     if (rc != RNIC_OK) {
         free(d);
         return rc;
@@ -101,15 +132,28 @@ static void free_tables(rnic_dev *d) {
     d->qps = NULL;
 }
 
-int rnic_reset(rnic_dev *d) {
-    if (!d)
-        return RNIC_E_INVAL;
+int rnic_reset(rnic_dev *d) { return d ? reset_device(d, false) : RNIC_E_INVAL; }
+
+/* The open's reason is only the open's: a later rnic_reset of an open
+ * device must not overwrite what rnic_open_error() says about the last open. */
+#define RESET_FAIL(rc, ...)                  \
+    do {                                     \
+        if (opening)                         \
+            rnic_open_fail(__VA_ARGS__);     \
+        return (rc);                         \
+    } while (0)
+
+static int reset_device(rnic_dev *d, bool opening) {
     reg_wr(d, RNIC_REG_CTRL, RNIC_CTRL_SOFT_RESET_MASK | RNIC_CTRL_ENABLE_MASK);
-    if (reg_rd(d, RNIC_REG_ID) != RNIC_DEVICE_ID)
-        return RNIC_E_NODEV;
+    const uint32_t id = reg_rd(d, RNIC_REG_ID);
+    if (id != RNIC_DEVICE_ID)
+        RESET_FAIL(RNIC_E_NODEV, "identity check: the ID register reads 0x%08x, an RNIC's is 0x%08x", (unsigned)id,
+                   (unsigned)RNIC_DEVICE_ID);
     uint32_t ver = reg_rd(d, RNIC_REG_VERSION);
     if ((ver >> 16) != (RNIC_VERSION >> 16))
-        return RNIC_E_NODEV;
+        RESET_FAIL(RNIC_E_NODEV,
+                   "identity check: the VERSION register reads 0x%08x, major %u; this driver knows major %u",
+                   (unsigned)ver, (unsigned)(ver >> 16), (unsigned)(RNIC_VERSION >> 16));
     uint32_t cq = reg_rd(d, RNIC_REG_CAP_QUEUES);
     uint32_t tb = reg_rd(d, RNIC_REG_CAP_TABLE);
     struct rnic_dev_info *i = &d->info;
@@ -123,7 +167,9 @@ int rnic_reset(rnic_dev *d) {
     i->mtu = 1u << ((tb & RNIC_CAP_TABLE_LOG_MTU_MASK) >> RNIC_CAP_TABLE_LOG_MTU_SHIFT);
     i->max_rd = (tb & RNIC_CAP_TABLE_MAX_RD_MASK) >> RNIC_CAP_TABLE_MAX_RD_SHIFT;
     if (i->num_qp == 0 || i->num_cq == 0 || i->pt_entries == 0 || i->num_cq > 32)
-        return RNIC_E_NODEV;
+        RESET_FAIL(RNIC_E_NODEV,
+                   "capability check: %u QPs, %u CQs (at most 32), %u protection table entries; none may be 0",
+                   (unsigned)i->num_qp, (unsigned)i->num_cq, (unsigned)i->pt_entries);
     unsigned port = d->hal.ops->index(d->hal.ctx);
     i->ipv4 = 0x0A000001u + port;
     uint8_t mac[6] = {0x02, 0, 0, 0, 0, (uint8_t)(port + 1)};
@@ -141,7 +187,8 @@ int rnic_reset(rnic_dev *d) {
     d->qps = calloc(i->num_qp, sizeof(*d->qps));
     if (!d->pt_key || !d->pt_free || !d->cqs || !d->qps) {
         free_tables(d);
-        return RNIC_E_NOMEM;
+        RESET_FAIL(RNIC_E_NOMEM, "out of host memory for the device's tables (%u QPs, %u CQs, %u table entries)",
+                   (unsigned)i->num_qp, (unsigned)i->num_cq, (unsigned)i->pt_entries);
     }
     /* Every index but 0, which is never handed out: key 0 stays invalid. */
     d->pt_free_head = 0;
@@ -150,6 +197,8 @@ int rnic_reset(rnic_dev *d) {
         d->pt_free[d->pt_free_n++] = k;
     return RNIC_OK;
 }
+
+#undef RESET_FAIL
 
 void rnic_close(rnic_dev *d) {
     if (!d)

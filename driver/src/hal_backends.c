@@ -29,9 +29,24 @@ int rnic_hal_open_named(const char *name, const char *options, struct rnic_hal *
 
 int rnic_hal_open_named(const char *name, const char *options, struct rnic_hal *hal) {
     if (strncmp(name, "vfio:", 5) == 0) {
-        if (options && *options)
+        if (options && *options) {
+            rnic_open_fail("the vfio backend takes no options, given \"%.200s\"", options);
             return RNIC_E_INVAL;
-        return BACKEND_LINKED(rnic_hal_open_vfio) ? rnic_hal_open_vfio(name, hal) : RNIC_E_NODEV;
+        }
+        if (!BACKEND_LINKED(rnic_hal_open_vfio)) {
+            /* The program links without it: say how to link it in, since
+             * nothing at run time can. */
+            rnic_open_fail("the vfio backend is not linked into this program (rnic_hal_vfio, "
+                           "-Wl,--undefined=rnic_hal_open_vfio)");
+            return RNIC_E_NODEV;
+        }
+        return rnic_hal_open_vfio(name, hal);
     }
-    return BACKEND_LINKED(rnic_hal_open_sim) ? rnic_hal_open_sim(name, options, hal) : RNIC_E_NODEV;
+    if (!BACKEND_LINKED(rnic_hal_open_sim)) {
+        /* A board's program: any name but vfio:<address> lands here. */
+        rnic_open_fail("the sim backend, which opens every name but vfio:<pci address>, is not linked into this "
+                       "program (rnic_hal_sim, -Wl,--undefined=rnic_hal_open_sim)");
+        return RNIC_E_NODEV;
+    }
+    return rnic_hal_open_sim(name, options, hal);
 }

@@ -125,7 +125,8 @@ static int option(const char *opts, const char *key, char *out, size_t len) {
     return 0;
 }
 
-/* Every word must be a key this backend knows. */
+/* Every word must be a key this backend knows; 1, or 0 with the first
+ * word that is not one recorded as the open's reason. */
 static int options_known(const char *opts) {
     static const char *const keys[] = {"mode=", "link_local=", "link_peer="};
     for (const char *p = opts; p && *p;) {
@@ -136,34 +137,88 @@ static int options_known(const char *opts) {
         int ok = 0;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
             ok |= strncmp(p, keys[i], strlen(keys[i])) == 0;
-        if (!ok)
+        const char *end = p;
+        while (*end && *end != ' ' && *end != '\t')
+            end++;
+        if (!ok) {
+            rnic_open_fail("sim backend option %.*s is no key it knows (mode=, link_local=, link_peer=)",
+                           (int)(end - p > 200 ? 200 : end - p), p);
             return 0;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
+        }
+        p = end;
     }
     return 1;
 }
 
+/* option() for a key whose value must fit out[len]; 0 with the reason
+ * recorded when it does not. */
+static int option_fits(const char *opts, const char *key, char *out, size_t len) {
+    if (option(opts, key, out, len) >= 0)
+        return 1;
+    rnic_open_fail("sim backend option %s= has a value longer than %zu bytes", key, len - 1);
+    return 0;
+}
+
+/* The index a canonical "rnicN" names (as the platform spells them), or -1. */
+static long nic_index(const char *name) {
+    if (strncmp(name, "rnic", 4) != 0 || name[4] < '0' || name[4] > '9' || (name[4] == '0' && name[5]))
+        return -1;
+    long n = 0;
+    for (const char *p = name + 4; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 1000000)
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+/* The platform answers -1 both for a name it cannot parse and for an index
+ * past its fabric; only its NIC count tells the user which to fix. */
+static void no_such_nic(const char *name) {
+    const unsigned n = rnic_sim_num_nics();   /* 0 until the fabric is built */
+    const long idx = nic_index(name);
+    if (n == 0 || idx < 0)
+        rnic_open_fail("no such NIC: the simulated platform has no NIC named %.64s (its NICs are rnic0, rnic1, ...)",
+                       name);
+    else if (n == 1)
+        rnic_open_fail("no such NIC: the simulated platform has 1 NIC, rnic0 (RNIC_SIM_NICS)");
+    else
+        rnic_open_fail("no such NIC: the simulated platform has %u NICs, rnic0 to rnic%u (RNIC_SIM_NICS)", n, n - 1);
+}
+
 int rnic_hal_open_sim(const char *name, const char *options, struct rnic_hal *out) {
     char mode[16] = "", local[128] = "", peer[128] = "";
-    if (!options_known(options) || option(options, "mode", mode, sizeof(mode)) < 0 ||
-        option(options, "link_local", local, sizeof(local)) < 0 || option(options, "link_peer", peer, sizeof(peer)) < 0)
+    if (!options_known(options) || !option_fits(options, "mode", mode, sizeof(mode)) ||
+        !option_fits(options, "link_local", local, sizeof(local)) ||
+        !option_fits(options, "link_peer", peer, sizeof(peer)))
         return RNIC_E_INVAL;
     struct rnic_sim_open_options o = {RNIC_SIM_MODE_AUTO, local[0] ? local : NULL, peer[0] ? peer : NULL};
     if (strcmp(mode, "lockstep") == 0)
         o.mode = RNIC_SIM_MODE_LOCKSTEP;
     else if (strcmp(mode, "freerun") == 0)
         o.mode = RNIC_SIM_MODE_FREERUN;
-    else if (mode[0] && strcmp(mode, "auto") != 0)
+    else if (mode[0] && strcmp(mode, "auto") != 0) {
+        rnic_open_fail("sim backend option mode=%s is none of auto, lockstep, freerun", mode);
         return RNIC_E_INVAL;
+    }
     rnic_sim_dev *dev = NULL;
     const int rc = rnic_sim_open_with(name, &o, &dev);
-    if (rc == -2)
+    /* -2 and -3: the platform has printed the details (port, variable,
+     * value) on stderr itself and returns no text, so point there. */
+    if (rc == -2) {
+        rnic_open_fail("link port busy: the NIC's link socket cannot be bound (another process has this NIC "
+                       "open?); the platform's rnic_sim: line on stderr names the port");
         return RNIC_E_BUSY;
-    if (rc == -3)
+    }
+    if (rc == -3) {
+        rnic_open_fail("the simulated platform refused a setting (a bad environment value, a bad link endpoint "
+                       "or a mode other than the process's); its rnic_sim: line on stderr says which");
         return RNIC_E_INVAL;
-    if (rc != 0)
+    }
+    if (rc != 0) {
+        no_such_nic(name);
         return RNIC_E_NODEV;
+    }
     out->ops = &sim_ops;
     out->ctx = dev;
     return RNIC_OK;

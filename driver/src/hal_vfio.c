@@ -111,21 +111,37 @@ static const struct rnic_hal_ops vfio_ops = {
     .event_fd = v_event_fd,   /* time runs alone and is read over the BAR: now, runs_alone stay NULL */
 };
 
+/* Every step names itself, what it worked on and errno's text: on a board
+ * the fix differs for each (load vfio-pci, bind the function, fix the
+ * group's permissions, enable the IOMMU), and RNIC_E_NODEV says none of it.
+ * The reason is recorded before any cleanup, which may change errno. */
+
 static int group_of(const char *bdf) {
     char link[PATH_MAX], target[PATH_MAX];
     snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/iommu_group", bdf);
     ssize_t n = readlink(link, target, sizeof(target) - 1);
-    if (n <= 0)
+    if (n < 0) {
+        rnic_open_fail("sysfs iommu_group lookup: readlink %s: %s (no such PCI function, or no IOMMU for it)", link,
+                       strerror(errno));
         return -1;
+    }
     target[n] = '\0';
     const char *slash = strrchr(target, '/');
-    return slash ? atoi(slash + 1) : -1;
+    char *end = NULL;
+    const long g = slash ? strtol(slash + 1, &end, 10) : -1;
+    if (!slash || end == slash + 1 || *end || g < 0 || g > INT_MAX) {
+        rnic_open_fail("sysfs iommu_group lookup: %s points to %s, which names no group number", link, target);
+        return -1;
+    }
+    return (int)g;
 }
 
-static int setup_irq(struct vfio_ctx *v) {
+static int setup_irq(struct vfio_ctx *v, const char *bdf) {
     v->irq_fd = eventfd(0, EFD_CLOEXEC);
-    if (v->irq_fd < 0)
+    if (v->irq_fd < 0) {
+        rnic_open_fail("eventfd for the MSI of %s: %s", bdf, strerror(errno));
         return -1;
+    }
     char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
     struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
     s->argsz = sizeof(buf);
@@ -135,7 +151,11 @@ static int setup_irq(struct vfio_ctx *v) {
     s->count = 1;
     int32_t fd = v->irq_fd;
     memcpy(s->data, &fd, sizeof(fd));
-    return ioctl(v->device, VFIO_DEVICE_SET_IRQS, s);
+    if (ioctl(v->device, VFIO_DEVICE_SET_IRQS, s) != 0) {
+        rnic_open_fail("VFIO_DEVICE_SET_IRQS (MSI vector 0 to an eventfd) on %s: %s", bdf, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int rnic_hal_open_vfio(const char *name, struct rnic_hal *out) {
@@ -144,8 +164,10 @@ int rnic_hal_open_vfio(const char *name, struct rnic_hal *out) {
     if (gnum < 0)
         return RNIC_E_NODEV;
     struct vfio_ctx *v = calloc(1, sizeof(*v));
-    if (!v)
+    if (!v) {
+        rnic_open_fail("out of host memory for the vfio backend's state of %s", bdf);
         return RNIC_E_NOMEM;
+    }
     v->container = v->group = v->device = v->irq_fd = -1;
     v->index = 0;
     char path[64];
@@ -153,23 +175,61 @@ int rnic_hal_open_vfio(const char *name, struct rnic_hal *out) {
     struct vfio_group_status gs = {.argsz = sizeof(gs)};
     struct vfio_region_info ri = {.argsz = sizeof(ri), .index = VFIO_PCI_BAR0_REGION_INDEX};
     v->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
-    if (v->container < 0 || ioctl(v->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION)
+    if (v->container < 0) {
+        rnic_open_fail("open /dev/vfio/vfio (the VFIO container) for %s: %s", bdf, strerror(errno));
         goto fail;
+    }
+    const int api = ioctl(v->container, VFIO_GET_API_VERSION);
+    if (api != VFIO_API_VERSION) {
+        rnic_open_fail("VFIO_GET_API_VERSION on /dev/vfio/vfio: %d (%s), this driver needs %d", api,
+                       api < 0 ? strerror(errno) : "another API", VFIO_API_VERSION);
+        goto fail;
+    }
     v->group = open(path, O_RDWR | O_CLOEXEC);
-    if (v->group < 0 || ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) != 0 || !(gs.flags & VFIO_GROUP_FLAGS_VIABLE))
+    if (v->group < 0) {
+        rnic_open_fail("open %s (IOMMU group of %s): %s", path, bdf, strerror(errno));
         goto fail;
-    if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) != 0 ||
-        ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU) != 0)
+    }
+    if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) != 0) {
+        rnic_open_fail("VFIO_GROUP_GET_STATUS on %s (IOMMU group of %s): %s", path, bdf, strerror(errno));
         goto fail;
+    }
+    if (!(gs.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+        rnic_open_fail("IOMMU group %d of %s is not viable: every device in /sys/kernel/iommu_groups/%d/devices "
+                       "must be bound to vfio-pci or to no driver",
+                       gnum, bdf, gnum);
+        goto fail;
+    }
+    if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) != 0) {
+        rnic_open_fail("VFIO_GROUP_SET_CONTAINER (%s into /dev/vfio/vfio) for %s: %s", path, bdf, strerror(errno));
+        goto fail;
+    }
+    if (ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU) != 0) {
+        rnic_open_fail("VFIO_SET_IOMMU (type 1) on /dev/vfio/vfio for %s: %s", bdf, strerror(errno));
+        goto fail;
+    }
     v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, bdf);
-    if (v->device < 0 || ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0 || ri.size < 0x2000)
+    if (v->device < 0) {
+        rnic_open_fail("VFIO_GROUP_GET_DEVICE_FD %s on %s: %s", bdf, path, strerror(errno));
         goto fail;
+    }
+    if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0) {
+        rnic_open_fail("VFIO_DEVICE_GET_REGION_INFO (BAR0) of %s: %s", bdf, strerror(errno));
+        goto fail;
+    }
+    if (ri.size < 0x2000) {
+        rnic_open_fail("VFIO_DEVICE_GET_REGION_INFO: BAR0 of %s is %llu bytes, the RNIC's registers need 8192", bdf,
+                       (unsigned long long)ri.size);
+        goto fail;
+    }
     v->bar_size = ri.size;
     void *bar = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device, (off_t)ri.offset);
-    if (bar == MAP_FAILED)
+    if (bar == MAP_FAILED) {
+        rnic_open_fail("mmap of BAR0 of %s (%llu bytes): %s", bdf, (unsigned long long)ri.size, strerror(errno));
         goto fail;
+    }
     v->bar = bar;
-    if (setup_irq(v) != 0)
+    if (setup_irq(v, bdf) != 0)
         goto fail;
     out->ops = &vfio_ops;
     out->ctx = v;

@@ -73,4 +73,9 @@ void rnic_ring_free(rnic_dev *dev, void *ring, size_t bytes);
 
 uint32_t rnic_log2_ceil(uint32_t n);
 
+/* Records why the open in progress fails, for rnic_open_error(): the step
+ * that failed and what it was given. The backends call it too, so it lives
+ * in the core (device.c), which both link against. */
+void rnic_open_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

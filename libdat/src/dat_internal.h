@@ -480,7 +480,9 @@ DAT_RETURN dat_registry_find(const char *name, struct dat_ia_entry *out);
 
 /* --------------------------------------------------------------- devices */
 
-DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out);
+/* The device of e, opened or shared. ia_name, the name the consumer gave
+ * dat_ia_open, is for the stderr line that says why an open failed. */
+DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, const char *ia_name, struct dat_dev **out);
 void dat_dev_put(struct dat_dev *dev);
 /* Cycles per microsecond of the adapter clock (RNIC_CLOCK_MHZ, 250, as
  * the first dat_ia_open read it). */

@@ -16,7 +16,7 @@
 
 struct dat_dev *dat_devs;
 
-DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
+DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, const char *ia_name, struct dat_dev **out)
 {
     for (struct dat_dev *d = dat_devs; d; d = d->next) {
         if (strcmp(d->name, e->device) == 0) {
@@ -33,6 +33,12 @@ DAT_RETURN dat_dev_get(const struct dat_ia_entry *e, struct dat_dev **out)
     int rc = rnic_open_with(e->device, e->options[0] ? e->options : NULL, &d->rdev);
     if (rc != RNIC_OK) {
         free(d);
+        /* One DAT code stands for many causes (a NIC the platform does not
+         * have, each VFIO step): the driver's reason is what the user can
+         * act on, and the IA name ties it to the call when dat.conf maps
+         * the name to another device. */
+        fprintf(stderr, "libdat: dat_ia_open(\"%s\"): device %s: %s\n", ia_name, e->device,
+                rnic_open_error()[0] ? rnic_open_error() : rnic_strerror(rc));
         if (rc == RNIC_E_NOMEM)
             return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
         /* The NIC exists but its link socket's port is taken (the platform

@@ -59,7 +59,7 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
     struct dat_ia *ia = dat_zalloc(sizeof(*ia));
     if (!ia)
         return DAT_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-    r = dat_dev_get(&e, &ia->dev);
+    r = dat_dev_get(&e, ia_name, &ia->dev);
     if (r != DAT_SUCCESS) {
         free(ia);
         return r;

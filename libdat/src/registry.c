@@ -17,11 +17,16 @@
  * lockstep|freerun, link_local=<host:port> and link_peer=<host:port> go to
  * the simulated platform (how time runs, and where the NIC's link socket
  * is and where its peer's is: docs/platform.md).
+ *
+ * dat_registry_list_providers lists a line of ours only when its device can
+ * be there (a simulated NIC of the fabric, a PCI function in sysfs): a
+ * consumer that opens what the list offers must not meet a missing device.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "dat_internal.h"
@@ -279,9 +284,42 @@ static void list_add(struct list_arg *la, const char *name, DAT_UINT32 major, DA
     la->n++;
 }
 
+/* Whether `device` could be there, judged without opening it: opening
+ * would build the simulated fabric, or take a board, for a mere listing.
+ * A simulated NIC must be one of the RNIC_SIM_NICS the builtin names are
+ * listed for (the platform spells them without leading zeros); a board's
+ * PCI function must be in sysfs, where the driver's first VFIO step looks.
+ * Any other device no backend opens. */
+static bool device_present(const char *device, unsigned nics)
+{
+    if (builtin_name(device)) {
+        const char *digits = device + 4;
+        if (digits[0] == '0' && digits[1] != '\0')
+            return false;
+        return strlen(digits) <= 2 && (unsigned)atoi(digits) < nics;
+    }
+    if (strncmp(device, "vfio:", 5) == 0) {
+        const char *bdf = device + 5;
+        /* Only a name in that directory: not a path out of it. */
+        if (bdf[0] == '\0' || bdf[0] == '.' || strchr(bdf, '/'))
+            return false;
+        char path[128];
+        snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+        return access(path, F_OK) == 0;
+    }
+    return false;
+}
+
+struct list_conf_arg {
+    struct list_arg *la;
+    unsigned nics;
+};
+
 static bool list_conf(const struct dat_ia_entry *e, void *arg)
 {
-    list_add(arg, e->ia_name, e->major, e->minor, e->thread_safe);
+    const struct list_conf_arg *lc = arg;
+    if (device_present(e->device, lc->nics))
+        list_add(lc->la, e->ia_name, e->major, e->minor, e->thread_safe);
     return false;
 }
 
@@ -301,7 +339,8 @@ DAT_RETURN dat_registry_list_providers(DAT_COUNT max_to_return, DAT_COUNT *entri
     if (!dat_env_conf(&conf) || !dat_env_nics(&nics))
         return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
     struct list_arg la = { max_to_return, 0, dat_provider_list };
-    conf_each(list_conf, &la, NULL, NULL);
+    struct list_conf_arg lc = { &la, nics };
+    conf_each(list_conf, &lc, NULL, NULL);
     for (unsigned i = 0; i < nics; i++) {
         char name[16];
         snprintf(name, sizeof(name), "rnic%u", i);

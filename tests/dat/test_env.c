@@ -3,7 +3,9 @@
  * bad value of a variable libdat reads, or of one the platform reads under
  * it, makes dat_ia_open return DAT_INVALID_PARAMETER / DAT_INVALID_ARG1
  * (the IA that name opens cannot be configured as asked), with one stderr
- * line naming the variable, the value and what it accepts; a bad
+ * line naming the variable, the value and what it accepts (a platform
+ * variable's is followed by libdat's line on the device that did not
+ * open, and nothing else); a bad
  * RNIC_SIM_NICS or DAT_OVERRIDE makes dat_registry_list_providers return
  * DAT_INTERNAL_ERROR rather than a list of other IAs. Nothing crashes, and
  * no bad value is replaced by the default. Each case is a child process.
@@ -39,10 +41,12 @@ struct env_case {
     const char *name, *value;
     DAT_UINT32 type, subtype;  /* what the call returns */
     int n;                     /* list: the count; -1 when refused */
+    bool at_device_open;       /* the platform's: refused when the driver opens the NIC */
 };
 
-#define OPEN_REFUSED DAT_INVALID_PARAMETER, DAT_INVALID_ARG1, 0
-#define LIST_REFUSED DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE, -1
+#define OPEN_REFUSED DAT_INVALID_PARAMETER, DAT_INVALID_ARG1, 0, false
+#define LIST_REFUSED DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE, -1, false
+#define DEVICE_REFUSED DAT_INVALID_PARAMETER, DAT_INVALID_ARG1, 0, true
 
 static const struct env_case bad[] = {
     {"open", "DAT_RNIC_CM_PORT_BASE", "abc", OPEN_REFUSED},
@@ -56,20 +60,20 @@ static const struct env_case bad[] = {
     {"open", "RNIC_SIM_NICS", "two", OPEN_REFUSED},
     {"open", "DAT_OVERRIDE", "/nonexistent/dat.conf", OPEN_REFUSED},
     /* The platform's, refused at the driver's open under dat_ia_open. */
-    {"open", "RNIC_SIM_MODE", "bogus", OPEN_REFUSED},
-    {"open", "RNIC_LINK_LATENCY", "abc", OPEN_REFUSED},
-    {"open", "RNIC_SIM_LOG", "maybe", OPEN_REFUSED},
-    {"open", "RNIC_HOST_COHERENCY", "sometimes", OPEN_REFUSED},
+    {"open", "RNIC_SIM_MODE", "bogus", DEVICE_REFUSED},
+    {"open", "RNIC_LINK_LATENCY", "abc", DEVICE_REFUSED},
+    {"open", "RNIC_SIM_LOG", "maybe", DEVICE_REFUSED},
+    {"open", "RNIC_HOST_COHERENCY", "sometimes", DEVICE_REFUSED},
     {"list", "RNIC_SIM_NICS", "0", LIST_REFUSED},
     {"list", "RNIC_SIM_NICS", "17", LIST_REFUSED},
     {"list", "DAT_OVERRIDE", "/nonexistent/dat.conf", LIST_REFUSED},
 };
 
 static const struct env_case good[] = {
-    {"open", "DAT_RNIC_CM_PORT_BASE", "10", DAT_SUCCESS, DAT_NO_SUBTYPE, 0},
-    {"open", "RNIC_CLOCK_MHZ", "", DAT_SUCCESS, DAT_NO_SUBTYPE, 0},   /* empty is unset */
-    {"open", "DAT_OVERRIDE", "/dev/null", DAT_SUCCESS, DAT_NO_SUBTYPE, 0},
-    {"list", "RNIC_SIM_NICS", "4", DAT_SUCCESS, DAT_NO_SUBTYPE, 4},
+    {"open", "DAT_RNIC_CM_PORT_BASE", "10", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},
+    {"open", "RNIC_CLOCK_MHZ", "", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},   /* empty is unset */
+    {"open", "DAT_OVERRIDE", "/dev/null", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},
+    {"list", "RNIC_SIM_NICS", "4", DAT_SUCCESS, DAT_NO_SUBTYPE, 4, false},
 };
 
 static void run_case(const struct env_case *c, bool refused)
@@ -93,8 +97,11 @@ static void run_case(const struct env_case *c, bool refused)
     if (refused) {
         char want[512];
         snprintf(want, sizeof(want), "%s=%s ", c->name, c->value);
-        CHECK_EQ(count_lines(r.err), 1);
+        CHECK_EQ(count_lines(r.err), c->at_device_open ? 2 : 1);
         CHECK(strstr(r.err, want) != NULL && strstr(r.err, "accepted: ") != NULL);
+        if (c->at_device_open)
+            CHECK(strstr(r.err, "\nlibdat: dat_ia_open(\"rnic0\"): device rnic0: the simulated platform refused") !=
+                  NULL);
     } else {
         CHECK(r.err[0] == '\0');
     }

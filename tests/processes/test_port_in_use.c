@@ -45,6 +45,8 @@ int main(void)
     CHECK(strstr(said, "in use") != NULL);
     CHECK(strstr(said, port) != NULL);
     CHECK(strstr(said, "rnic0") != NULL);
+    /* libdat's own line after the platform's: which IA, which device, why. */
+    CHECK(strstr(said, "libdat: dat_ia_open(\"rnic0\"): device rnic0: link port busy") != NULL);
 
     /* Port free again: the same open works. */
     close(holder);

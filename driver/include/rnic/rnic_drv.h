@@ -59,6 +59,16 @@ int rnic_open(const char *name, rnic_dev **out);
 /* The same with backend options (rnic_hal.h; NULL: none). RNIC_E_BUSY: the
  * simulated NIC's link socket cannot be bound (another process has it). */
 int rnic_open_with(const char *name, const char *options, rnic_dev **out);
+/* Why the last rnic_open or rnic_open_with of the calling thread failed,
+ * as one line of text without a newline: the step that failed and what it
+ * was given (an unknown option word, a NIC the simulated platform does not
+ * have and how many it has, the VFIO call with its path or PCI address and
+ * strerror(errno)), not naming the device itself. "" when that open
+ * succeeded, or when the thread has not opened anything. A return code
+ * tells a program what to do; this tells its user what to fix, and one
+ * RNIC_E_NODEV covers a dozen different failures. The text stays valid
+ * until the thread's next open. */
+const char *rnic_open_error(void);
 void rnic_close(rnic_dev *dev);
 int rnic_reset(rnic_dev *dev);
 

@@ -60,7 +60,9 @@ struct rnic_hal {
  * option, a bad value of one of the platform's environment variables,
  * named on stderr, or a mode other than the process's). */
 int rnic_hal_open_sim(const char *name, const char *options, struct rnic_hal *out);
-/* "vfio:<pci address>", e.g. "vfio:0000:01:00.0". Returns 0 or RNIC_E_NODEV. */
+/* "vfio:<pci address>", e.g. "vfio:0000:01:00.0". Returns 0, RNIC_E_NODEV or
+ * RNIC_E_NOMEM. Called through rnic_open, either backend's failure leaves
+ * its reason for rnic_open_error() (rnic_drv.h). */
 int rnic_hal_open_vfio(const char *name, struct rnic_hal *out);
 
 #ifdef __cplusplus

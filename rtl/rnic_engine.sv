@@ -163,25 +163,12 @@ module rnic_engine #(
   localparam int unsigned WQE_CPL_WORDS = rnic_pkg::WQE_WR_ID_WORD + 1;
 
   // ------------------------------------------------------------ contexts
-  logic [1:0]  q_state [NUM_QP];
-  logic [7:0]  q_err [NUM_QP];
-  logic [63:0] q_sq_base [NUM_QP];
-  logic [63:0] q_rq_base [NUM_QP];
-  logic [3:0]  q_sq_log [NUM_QP];
-  logic [3:0]  q_rq_log [NUM_QP];
-  logic [CQW-1:0] q_scq [NUM_QP];
-  logic [CQW-1:0] q_rcq [NUM_QP];
-  logic [15:0] q_pz [NUM_QP];
-  logic [23:0] q_rqpn [NUM_QP];
-  logic [31:0] q_rip [NUM_QP];
-  logic [47:0] q_rmac [NUM_QP];
-  logic [7:0]  q_flags [NUM_QP];
+  // A QP's configuration, state and producer indices: rnic_qp_config
+  // (u_qp_cfg, below). What moves with the work is here.
   logic [23:0] q_sq_psn [NUM_QP];   // next PSN to send
   logic [23:0] q_rq_psn [NUM_QP];   // next PSN expected as responder
   logic [23:0] q_msn [NUM_QP];
-  logic [15:0] q_sq_pi [NUM_QP];
   logic [15:0] q_sq_ci [NUM_QP];    // next WQE to start
-  logic [15:0] q_rq_pi [NUM_QP];
   logic [15:0] q_rq_ci [NUM_QP];
   logic [15:0] q_done [NUM_QP];     // oldest WQE not completed; q_done..sq_ci-1 are in flight
   logic        q_fenced [NUM_QP];   // the WQE at sq_ci waits until nothing is in flight
@@ -202,7 +189,20 @@ module rnic_engine #(
   logic [31:0] q_rcv_got [NUM_QP];  // responder SEND: bytes placed in the current RECV
   logic        q_snd_open [NUM_QP]; // responder SEND: a message's FIRST came, its LAST not yet
 
-  assign qp_state_rd = {q_err[qp_sel], 6'd0, q_state[qp_sel]};
+  // The QP context store: configuration, state and producer indices.
+  logic [63:0]    cur_sq_base, cur_rq_base, pq_sq_base, pq_rq_base, nxt_sq_base;
+  logic [3:0]     cur_sq_log, cur_rq_log, pq_sq_log, pq_rq_log, nxt_sq_log;
+  logic [CQW-1:0] cur_scq, cur_rcq, pq_scq;
+  logic [15:0]    cur_pz, pq_pz, cur_sq_pi, pq_rq_pi;
+  logic [23:0]    cur_rqpn;
+  logic [31:0]    cur_rip;
+  logic [47:0]    cur_rmac;
+  logic [1:0]     pq_state, sel_state;
+  logic [7:0]     pq_flags, sel_err;
+  logic [2*NUM_QP-1:0]  all_state;
+  logic [8*NUM_QP-1:0]  all_flags;
+  logic [16*NUM_QP-1:0] all_sq_pi, all_rq_pi;
+  logic           qp_db_ok, qp_err_set;
 
   // Trace: the state machine's events and accepted doorbells, merged into
   // the one-event-a-cycle trace port.
@@ -315,8 +315,8 @@ module rnic_engine #(
   logic [63:0] sg_addr, sg_base;
   rnic_tx_gather u_gather (
     .clk, .rst_n, .start(st == S_TX), .started(tx_started), .done(tx_done), .poison(tx_poison), .idle(tx_idle),
-    .src_mac(mac), .src_ip(ipv4), .dst_mac(q_rmac[cur]), .dst_ip(q_rip[cur]),
-    .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .dest_qp(q_rqpn[cur]),
+    .src_mac(mac), .src_ip(ipv4), .dst_mac(cur_rmac), .dst_ip(cur_rip),
+    .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .dest_qp(cur_rqpn),
     .opcode(tx_opcode), .solicited(tx_se), .pad(tx_pad), .ack_req(tx_ackreq), .psn(tx_psn), .ext(tx_ext),
     .reth_va(tx_va), .reth_rkey(tx_rkey), .reth_len(tx_rlen), .aeth_syndrome(tx_syndrome), .aeth_msn(q_msn[cur]),
     .plen(tx_plen),
@@ -374,9 +374,9 @@ module rnic_engine #(
   always_comb begin
     sq_idx       = q_sq_ci[cur];
     rq_idx       = q_rq_ci[cur];
-    sq_wqe_addr  = slot(q_sq_base[cur], sq_idx, q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
-    rq_wqe_addr  = slot(q_rq_base[cur], rq_idx, q_rq_log[cur], 8'(rnic_pkg::WQE_BYTES));
-    done_wqe_addr = slot(q_sq_base[cur], q_done[cur], q_sq_log[cur], 8'(rnic_pkg::WQE_BYTES));
+    sq_wqe_addr  = slot(cur_sq_base, sq_idx, cur_sq_log, 8'(rnic_pkg::WQE_BYTES));
+    rq_wqe_addr  = slot(cur_rq_base, rq_idx, cur_rq_log, 8'(rnic_pkg::WQE_BYTES));
+    done_wqe_addr = slot(cur_sq_base, q_done[cur], cur_sq_log, 8'(rnic_pkg::WQE_BYTES));
     busy_q       = q_sq_ci[cur] != q_done[cur];
     wq_nsge = (wqe.num_sge > 8'(S)) ? 3'(S) : 3'(wqe.num_sge);
   end
@@ -384,35 +384,49 @@ module rnic_engine #(
   // The send-queue scheduler: the next QP with send work (a BIND to
   // commit, a WQE to start, a queue to flush), round-robin, and whether a
   // READ of cur must wait for the READ limit. It sees the contexts packed.
-  logic [2*NUM_QP-1:0]   sch_state;
   logic [NUM_QP-1:0]     sch_fenced, sch_bind_wait, sch_rd_hold;
-  logic [16*NUM_QP-1:0]  sch_hold_done, sch_sq_pi, sch_sq_ci, sch_done, sch_rq_pi, sch_rq_ci;
+  logic [16*NUM_QP-1:0]  sch_hold_done, sch_sq_ci, sch_done, sch_rq_ci;
   logic [8*NUM_QP*D-1:0] sch_op;
-  logic [8*NUM_QP-1:0]   sch_flags;
   always_comb begin
     for (int unsigned i = 0; i < NUM_QP; i++) begin
-      sch_state[2*i +: 2]      = q_state[i];
       sch_fenced[i]            = q_fenced[i];
       sch_bind_wait[i]         = q_bind_wait[i];
       sch_rd_hold[i]           = q_rd_hold[i];
       sch_hold_done[16*i +: 16] = q_hold_done[i];
-      sch_sq_pi[16*i +: 16]    = q_sq_pi[i];
       sch_sq_ci[16*i +: 16]    = q_sq_ci[i];
       sch_done[16*i +: 16]     = q_done[i];
-      sch_rq_pi[16*i +: 16]    = q_rq_pi[i];
       sch_rq_ci[16*i +: 16]    = q_rq_ci[i];
-      sch_flags[8*i +: 8]      = q_flags[i];
     end
     for (int unsigned i = 0; i < NUM_QP*D; i++) sch_op[8*i +: 8] = o_op[i];
   end
   logic          pick_any, flush_any, bind_any, rd_at_limit;
   logic [QW-1:0] pick_q, flush_q, bind_q;
   rnic_sq_scheduler #(.NUM_QP(NUM_QP)) u_sched (
-    .clk, .rst_n, .mutant, .state(sch_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
-    .rd_hold(sch_rd_hold), .hold_done(sch_hold_done), .sq_pi(sch_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
-    .rq_pi(sch_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(sch_flags),
+    .clk, .rst_n, .mutant, .state(all_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
+    .rd_hold(sch_rd_hold), .hold_done(sch_hold_done), .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
+    .rq_pi(all_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(all_flags),
     .advance(st == S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && pick_any),
     .pick_any, .pick_q, .bind_any, .bind_q, .flush_any, .flush_q, .cur, .rd_at_limit);
+
+  // The QP context store: each QP's configuration, state and producer
+  // indices, written by the QP commands, the doorbells and S_ERROR_QP.
+  rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_qp_cfg (
+    .clk, .rst_n,
+    .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel), .cmd_sq_base(qp_sq_base), .cmd_rq_base(qp_rq_base),
+    .cmd_sq_log(qp_sq_log), .cmd_rq_log(qp_rq_log), .cmd_scq(qp_scq), .cmd_rcq(qp_rcq), .cmd_pz(qp_pz),
+    .cmd_flags(qp_flags), .cmd_remote_qpn(qp_remote_qpn), .cmd_remote_ip(qp_remote_ip),
+    .cmd_remote_mac(qp_remote_mac),
+    .db_valid, .db_kind, .db_index, .db_value, .db_sq_ci(q_sq_ci[db_index]), .db_rq_ci(q_rq_ci[db_index]),
+    .db_ok(qp_db_ok),
+    .err_valid(qp_err_set), .err_qp(cur), .err_status,
+    .cur, .cur_sq_base, .cur_rq_base, .cur_sq_log, .cur_rq_log, .cur_scq, .cur_rcq, .cur_pz,
+    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi,
+    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_rq_pi,
+    .nxt(bind_any ? bind_q : pick_q), .nxt_sq_base, .nxt_sq_log,
+    .sel_state, .sel_err,
+    .all_state, .all_flags, .all_sq_pi, .all_rq_pi);
+  assign qp_state_rd = {sel_err, 6'd0, sel_state};
+  assign qp_err_set  = st == S_ERROR_QP;
 
   // DMA writes (payload pieces and CQEs) leave through a two-entry FIFO, so
   // the byte queue and counters behind it never depend on dma_wr_ready.
@@ -522,7 +536,7 @@ module rnic_engine #(
     .clk, .rst_n, .mutant,
     .start(st == S_BIND_START && !fetch_err), .win_key(wqe.rkey), .new_key(wqe_bind.bind_key),
     .new_rights(wqe_bind.bind_rights), .mr_lkey(wq_sge_lkey[0]), .mr_addr(wq_sge_addr[0]),
-    .mr_len(wq_sge_len[0]), .pz(q_pz[cur]), .done(bu_done), .ok(bu_ok),
+    .mr_len(wq_sge_len[0]), .pz(cur_pz), .done(bu_done), .ok(bu_ok),
     .chk_valid(bu_chk_valid), .chk_mode(bu_chk_mode), .chk_key(bu_chk_key), .chk_rights(bu_chk_rights),
     .chk_addr(bu_chk_addr), .chk_len(bu_chk_len), .chk_rsp_valid(lchk_rsp_valid), .chk_verdict(lchk_verdict),
     .bind_valid, .bind_index, .bind_key, .bind_pz, .bind_base, .bind_len, .bind_rights, .bind_state,
@@ -534,7 +548,7 @@ module rnic_engine #(
     lchk_mode   = rnic_pkg::PT_MODE_LOCAL;
     // Only valid with chk_i < wq_nsge, so within the SGE arrays.
     lchk_key    = wq_sge_lkey[chk_i[SIW-1:0]];
-    lchk_pz     = q_pz[cur];
+    lchk_pz     = cur_pz;
     lchk_rights = 4'd0;
     lchk_addr   = wq_sge_addr[chk_i[SIW-1:0]];
     lchk_len    = wq_sge_len[chk_i[SIW-1:0]];
@@ -560,7 +574,7 @@ module rnic_engine #(
     // window that goes away mid-message stops the rest of it.
     rchk_valid  = st == S_RX_RKEY_FIRE;
     rchk_key    = rx_cont ? q_wr_rkey[pq] : p_rkey;
-    rchk_pz     = q_pz[pq];
+    rchk_pz     = pq_pz;
     rchk_rights = (p_op == rnic_pkg::BTH_READ_REQUEST) ? rnic_pkg::ACCESS_REMOTE_READ : rnic_pkg::ACCESS_REMOTE_WRITE;
     rchk_addr   = rx_cont ? q_wr_va[pq] : p_va;
     rchk_len    = rx_cont ? 32'(p_plen) : p_rlen;
@@ -774,15 +788,13 @@ module rnic_engine #(
       db_ev_qpn <= '0;
       db_ev_arg <= '0;
       for (int unsigned i = 0; i < NUM_QP; i++) begin
-        q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
-        q_err[i] <= '0;
         q_fenced[i] <= 1'b0;
         q_bind_wait[i] <= 1'b0;
         q_rd_hold[i] <= 1'b0;
         q_snd_open[i] <= 1'b0;
         q_wr_left[i] <= '0;
         q_done[i] <= '0;
-        q_sq_pi[i] <= '0; q_sq_ci[i] <= '0; q_rq_pi[i] <= '0; q_rq_ci[i] <= '0;
+        q_sq_ci[i] <= '0; q_rq_ci[i] <= '0;
       end
     end else begin
       // ---- commands from the register block (between jobs: the engine
@@ -792,14 +804,8 @@ module rnic_engine #(
         wq_held <= 1'b0;
         unique case (qp_cmd)
           3'(rnic_pkg::QP_CMD_INIT): begin
-            q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_INIT);
-            q_err[qp_sel] <= '0;
-            q_sq_base[qp_sel] <= qp_sq_base; q_rq_base[qp_sel] <= qp_rq_base;
-            q_sq_log[qp_sel] <= qp_sq_log; q_rq_log[qp_sel] <= qp_rq_log;
-            q_scq[qp_sel] <= qp_scq; q_rcq[qp_sel] <= qp_rcq;
-            q_pz[qp_sel] <= qp_pz; q_flags[qp_sel] <= qp_flags;
-            q_sq_pi[qp_sel] <= '0; q_sq_ci[qp_sel] <= '0;
-            q_rq_pi[qp_sel] <= '0; q_rq_ci[qp_sel] <= '0;
+            q_sq_ci[qp_sel] <= '0;
+            q_rq_ci[qp_sel] <= '0;
             q_done[qp_sel] <= '0;
             q_fenced[qp_sel] <= 1'b0;
             q_bind_wait[qp_sel] <= 1'b0;
@@ -810,17 +816,10 @@ module rnic_engine #(
             q_wr_left[qp_sel] <= '0;   // no WRITE continues from a previous connection
             q_msn[qp_sel] <= '0;
           end
-          3'(rnic_pkg::QP_CMD_RTS): if (q_state[qp_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
-            q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_RTS);
-            q_rqpn[qp_sel] <= qp_remote_qpn; q_rip[qp_sel] <= qp_remote_ip;
-            q_rmac[qp_sel] <= qp_remote_mac;
+          3'(rnic_pkg::QP_CMD_RTS): if (sel_state == 2'(rnic_pkg::QP_STATE_INIT)) begin
             q_sq_psn[qp_sel] <= qp_sq_psn; q_rq_psn[qp_sel] <= qp_rq_psn;
-            q_flags[qp_sel] <= qp_flags;
           end
-          3'(rnic_pkg::QP_CMD_ERROR): if (q_state[qp_sel] != 2'(rnic_pkg::QP_STATE_RESET))
-            q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
           3'(rnic_pkg::QP_CMD_RESET): begin
-            q_state[qp_sel] <= 2'(rnic_pkg::QP_STATE_RESET);
             q_fenced[qp_sel] <= 1'b0;
             q_bind_wait[qp_sel] <= 1'b0;
           end
@@ -833,18 +832,7 @@ module rnic_engine #(
         db_ev_qpn <= 16'(db_index);
         db_ev_arg <= {46'd0, db_kind, db_value};
         unique case (db_kind)
-          2'd0: if (q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
-                    (db_value - q_sq_ci[db_index]) <= (ring_mask(q_sq_log[db_index]) + 16'd1) &&
-                    (db_value - q_sq_ci[db_index]) >= (q_sq_pi[db_index] - q_sq_ci[db_index])) begin
-                  q_sq_pi[db_index] <= db_value;
-                  db_ev_valid <= 1'b1;
-                end else begin
-                  ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
-                end
-          2'd1: if (q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
-                    (db_value - q_rq_ci[db_index]) <= (ring_mask(q_rq_log[db_index]) + 16'd1) &&
-                    (db_value - q_rq_ci[db_index]) >= (q_rq_pi[db_index] - q_rq_ci[db_index])) begin
-                  q_rq_pi[db_index] <= db_value;
+          2'd0, 2'd1: if (qp_db_ok) begin   // the context store applies it
                   db_ev_valid <= 1'b1;
                 end else begin
                   ev_bad_doorbell <= 1'b1; ev_queue <= 8'(db_index);
@@ -880,7 +868,7 @@ module rnic_engine #(
               st <= S_FETCH_REQ;
               ret_st <= S_BIND_START;
               fetch_n <= 5'(WQE_WORDS);
-              fetch_addr <= slot(q_sq_base[bind_q], q_done[bind_q], q_sq_log[bind_q], 8'(rnic_pkg::WQE_BYTES));
+              fetch_addr <= slot(nxt_sq_base, q_done[bind_q], nxt_sq_log, 8'(rnic_pkg::WQE_BYTES));
               fetch_recv <= 1'b0; fetch_qp <= bind_q; fetch_idx <= q_done[bind_q];
             end
           end else if (enable && pick_any) begin
@@ -888,7 +876,7 @@ module rnic_engine #(
             st <= S_FETCH_REQ;
             ret_st <= S_SQ_DECODE;
             fetch_n <= 5'(WQE_WORDS);
-            fetch_addr <= slot(q_sq_base[pick_q], q_sq_ci[pick_q], q_sq_log[pick_q], 8'(rnic_pkg::WQE_BYTES));
+            fetch_addr <= slot(nxt_sq_base, q_sq_ci[pick_q], nxt_sq_log, 8'(rnic_pkg::WQE_BYTES));
             fetch_recv <= 1'b0; fetch_qp <= pick_q; fetch_idx <= q_sq_ci[pick_q];
           end else if (enable && flush_any) begin
             cur <= flush_q;
@@ -926,7 +914,7 @@ module rnic_engine #(
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {32'd0, 16'd0, sq_idx};
           chk_i <= 3'd0;
           cqe_idx <= sq_idx; cqe_op <= wqe.opcode; cqe_wrid <= wqe.wr_id; cqe_recv <= 1'b0;
-          cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
+          cqe_cq <= cur_scq; cqe_len <= 32'd0;
           if (fetch_err) begin
             fail_wqe(rnic_pkg::CQE_STATUS_DMA_FAULT);
           end else if ((wqe.opcode != rnic_pkg::OP_SEND && wqe.opcode != rnic_pkg::OP_RDMA_WRITE &&
@@ -1092,7 +1080,7 @@ module rnic_engine #(
           l_ackreq <= p_ackreq;
           flush_recv <= 1'b0;
           if (!p_roce || !p_len_ok || 32'(p_qp) >= 32'(NUM_QP) ||
-              q_state[pq] != 2'(rnic_pkg::QP_STATE_RTS)) begin
+              pq_state != 2'(rnic_pkg::QP_STATE_RTS)) begin
             ev_rx_drop <= 1'b1;
             rxb_release <= 1'b1;
             rx_held <= 1'b0;
@@ -1112,7 +1100,7 @@ module rnic_engine #(
             end else if (rx_is_ack) begin
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
-              cqe_cq <= q_scq[pq]; cqe_recv <= 1'b0; cqe_len <= o_len[old_pq];
+              cqe_cq <= pq_scq; cqe_recv <= 1'b0; cqe_len <= o_len[old_pq];
               if (p_syn.kind == rnic_pkg::AETH_KIND_ACK) begin
                 cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
                 err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
@@ -1124,7 +1112,7 @@ module rnic_engine #(
               q_out_got[pq] <= 32'd0;
               if (q_done[pq] + 16'd1 == q_sq_ci[pq]) q_fenced[pq] <= 1'b0;
               fetch_n <= 5'(WQE_CPL_WORDS);
-              fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+              fetch_addr <= slot(pq_sq_base, q_done[pq], pq_sq_log, 8'(rnic_pkg::WQE_BYTES));
               cqe_idx <= q_done[pq];
               ret_st <= S_CQE_FETCH_DONE;
               st <= S_FETCH_REQ;
@@ -1133,14 +1121,14 @@ module rnic_engine #(
               st <= S_RX_RRESP_WQE;
             end else begin
               fetch_n <= 5'(WQE_WORDS);
-              fetch_addr <= slot(q_sq_base[pq], q_done[pq], q_sq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+              fetch_addr <= slot(pq_sq_base, q_done[pq], pq_sq_log, 8'(rnic_pkg::WQE_BYTES));
               fetch_recv <= 1'b0; fetch_qp <= pq; fetch_idx <= q_done[pq];
               ret_st <= S_RX_RRESP_WQE;
               st <= S_FETCH_REQ;
             end
           end else if (rx_is_resp_op && p_psn == q_rq_psn[pq]) begin
             if (rx_is_write && rx_first) begin
-              if (!q_flags[pq][rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]) begin
+              if (!pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]) begin
                 tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
                 st <= S_ACK_SEND;
               end else if (p_rlen == 32'd0) begin
@@ -1156,7 +1144,7 @@ module rnic_engine #(
                 st <= S_RX_RKEY_FIRE;
               end
             end else if (rx_is_read_req) begin
-              if (!q_flags[pq][rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]) begin
+              if (!pq_flags[rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]) begin
                 tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
                 st <= S_ACK_SEND;
               end else if (p_rlen == 32'd0) begin
@@ -1183,7 +1171,7 @@ module rnic_engine #(
                 // must not skip the lkey checks its FIRST would have made).
                 tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
                 st <= S_ACK_SEND;
-              end else if (q_rq_ci[pq] == q_rq_pi[pq]) begin
+              end else if (q_rq_ci[pq] == pq_rq_pi) begin
                 // No receive posted: a real NIC would RNR-NAK and retry; this one
                 // fails the message with a remote operational error.
                 tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
@@ -1193,7 +1181,7 @@ module rnic_engine #(
                 st <= S_RX_SEND_WQE;
               end else begin
                 fetch_n <= 5'(WQE_WORDS);
-                fetch_addr <= slot(q_rq_base[pq], q_rq_ci[pq], q_rq_log[pq], 8'(rnic_pkg::WQE_BYTES));
+                fetch_addr <= slot(pq_rq_base, q_rq_ci[pq], pq_rq_log, 8'(rnic_pkg::WQE_BYTES));
                 fetch_recv <= 1'b1; fetch_qp <= pq; fetch_idx <= q_rq_ci[pq];
                 ret_st <= S_RX_SEND_WQE;
                 st <= S_FETCH_REQ;
@@ -1244,7 +1232,7 @@ module rnic_engine #(
         // SEND: the RECV WQE is in wq.
         S_RX_SEND_WQE: begin
           cqe_idx <= q_rq_ci[cur]; cqe_op <= rnic_pkg::OP_RECV; cqe_wrid <= wqe.wr_id;
-          cqe_recv <= 1'b1; cqe_cq <= q_rcq[cur];
+          cqe_recv <= 1'b1; cqe_cq <= cur_rcq;
           chk_i <= 3'd0;
           if (fetch_err || wqe.opcode != rnic_pkg::OP_RECV || wqe.num_sge > 8'(S)) begin
             cqe_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_WQE;
@@ -1288,7 +1276,7 @@ module rnic_engine #(
         // READ response: the READ WQE is in wq.
         S_RX_RRESP_WQE: begin
           cqe_idx <= q_done[cur]; cqe_op <= rnic_pkg::OP_RDMA_READ; cqe_wrid <= wqe.wr_id;
-          cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_len <= o_len[old_cur];
+          cqe_recv <= 1'b0; cqe_cq <= cur_scq; cqe_len <= o_len[old_cur];
           if (fetch_err || 33'(q_out_got[cur]) + 33'(p_plen) > 33'(o_len[old_cur]) ||
               (rx_last && q_out_got[cur] + 32'(p_plen) != o_len[old_cur])) begin
             cqe_status <= fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_RESPONSE;
@@ -1480,8 +1468,7 @@ module rnic_engine #(
           st <= S_CQE;
         end
         S_ERROR_QP: begin
-          q_state[cur] <= 2'(rnic_pkg::QP_STATE_ERROR);
-          if (q_err[cur] == 8'd0) q_err[cur] <= err_status;
+          // The context store moves cur to ERROR (qp_err_set).
           fsm_ev_valid <= 1'b1; fsm_ev_code <= rnic_pkg::EV_QP_ERROR;
           fsm_ev_qpn <= 16'(cur); fsm_ev_arg <= {56'd0, err_status};
           st <= S_IDLE;
@@ -1492,17 +1479,17 @@ module rnic_engine #(
           after_cqe <= S_IDLE;
           fetch_n <= 5'(WQE_CPL_WORDS);
           if (busy_q) begin
-            cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_done[cur]; cqe_len <= 32'd0;
+            cqe_recv <= 1'b0; cqe_cq <= cur_scq; cqe_idx <= q_done[cur]; cqe_len <= 32'd0;
             fetch_addr <= done_wqe_addr;
             q_done[cur] <= q_done[cur] + 16'd1;
             q_out_got[cur] <= 32'd0;
-          end else if (q_sq_ci[cur] != q_sq_pi[cur]) begin
-            cqe_recv <= 1'b0; cqe_cq <= q_scq[cur]; cqe_idx <= q_sq_ci[cur]; cqe_len <= 32'd0;
+          end else if (q_sq_ci[cur] != cur_sq_pi) begin
+            cqe_recv <= 1'b0; cqe_cq <= cur_scq; cqe_idx <= q_sq_ci[cur]; cqe_len <= 32'd0;
             fetch_addr <= sq_wqe_addr;
             q_sq_ci[cur] <= q_sq_ci[cur] + 16'd1;
             q_done[cur] <= q_sq_ci[cur] + 16'd1;
           end else begin
-            cqe_recv <= 1'b1; cqe_cq <= q_rcq[cur]; cqe_idx <= q_rq_ci[cur]; cqe_len <= 32'd0;
+            cqe_recv <= 1'b1; cqe_cq <= cur_rcq; cqe_idx <= q_rq_ci[cur]; cqe_len <= 32'd0;
             fetch_addr <= rq_wqe_addr;
             q_rq_ci[cur] <= q_rq_ci[cur] + 16'd1;
           end
@@ -1520,7 +1507,7 @@ module rnic_engine #(
         // checks its window, then its region, then commits the window.
         S_BIND_START: begin
           cqe_idx <= q_done[cur]; cqe_op <= rnic_pkg::OP_BIND; cqe_wrid <= wqe.wr_id; cqe_recv <= 1'b0;
-          cqe_cq <= q_scq[cur]; cqe_len <= 32'd0;
+          cqe_cq <= cur_scq; cqe_len <= 32'd0;
           if (fetch_err) bind_fail(rnic_pkg::CQE_STATUS_DMA_FAULT);
           else           st <= S_BIND;
         end

@@ -1,0 +1,214 @@
+// Each QP's configuration and state: what the driver's QP commands and
+// doorbells write, and what the engine reads to serve the QP. It is one
+// half of the QP context; the other half (ring consumer indices, PSNs, the
+// WQEs in flight, the responder's cursors) moves with the work and stays in
+// rnic_engine, which writes it on every packet.
+//
+// Writers, in the order they win when they meet on one QP in one cycle:
+//   command  INIT sets the rings, CQs, PZ and flags and clears the producer
+//            indices; RTS (from INIT only) sets the peer's address and the
+//            flags; ERROR (unless in RESET) and RESET set the state.
+//   doorbell a send or receive producer index, accepted when the QP is not
+//            in RESET and the new index neither passes the consumer by more
+//            than the ring nor moves back behind the old producer index
+//            (db_ok; a refused doorbell changes nothing).
+//   error    the engine moves a QP to ERROR with the status that did it; the
+//            first status is kept until the next INIT.
+//
+// Reads are combinational, through one port per QP the engine names at a
+// time: cur (the QP of the job), pq (the QP of the received frame), nxt
+// (the QP the scheduler offers next), sel (the QP of the command register),
+// and every QP at once for the scheduler.
+module rnic_qp_config #(
+  parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
+  parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
+  localparam int unsigned QW    = $clog2(NUM_QP),
+  localparam int unsigned CQW   = $clog2(NUM_CQ)
+) (
+  input  logic                clk,
+  input  logic                rst_n,
+
+  // QP commands from the register block.
+  input  logic                cmd_valid,
+  input  logic [2:0]          cmd,           // rnic_pkg::QP_CMD_*
+  input  logic [QW-1:0]       cmd_sel,
+  input  logic [63:0]         cmd_sq_base,
+  input  logic [63:0]         cmd_rq_base,
+  input  logic [3:0]          cmd_sq_log,
+  input  logic [3:0]          cmd_rq_log,
+  input  logic [CQW-1:0]      cmd_scq,
+  input  logic [CQW-1:0]      cmd_rcq,
+  input  logic [15:0]         cmd_pz,
+  input  logic [7:0]          cmd_flags,
+  input  logic [23:0]         cmd_remote_qpn,
+  input  logic [31:0]         cmd_remote_ip,
+  input  logic [47:0]         cmd_remote_mac,
+
+  // Producer doorbells (db_kind 0 send, 1 receive; other kinds are not a
+  // QP's), checked against the engine's consumer index of that queue.
+  input  logic                db_valid,
+  input  logic [1:0]          db_kind,
+  input  logic [QW-1:0]       db_index,
+  input  logic [15:0]         db_value,
+  input  logic [15:0]         db_sq_ci,
+  input  logic [15:0]         db_rq_ci,
+  output logic                db_ok,         // a send or receive doorbell this cycle is accepted
+
+  // The engine moves a QP to ERROR.
+  input  logic                err_valid,
+  input  logic [QW-1:0]       err_qp,
+  input  logic [7:0]          err_status,
+
+  // Read port cur.
+  input  logic [QW-1:0]       cur,
+  output logic [63:0]         cur_sq_base,
+  output logic [63:0]         cur_rq_base,
+  output logic [3:0]          cur_sq_log,
+  output logic [3:0]          cur_rq_log,
+  output logic [CQW-1:0]      cur_scq,
+  output logic [CQW-1:0]      cur_rcq,
+  output logic [15:0]         cur_pz,
+  output logic [23:0]         cur_remote_qpn,
+  output logic [31:0]         cur_remote_ip,
+  output logic [47:0]         cur_remote_mac,
+  output logic [15:0]         cur_sq_pi,
+
+  // Read port pq.
+  input  logic [QW-1:0]       pq,
+  output logic [1:0]          pq_state,
+  output logic [63:0]         pq_sq_base,
+  output logic [63:0]         pq_rq_base,
+  output logic [3:0]          pq_sq_log,
+  output logic [3:0]          pq_rq_log,
+  output logic [CQW-1:0]      pq_scq,
+  output logic [15:0]         pq_pz,
+  output logic [7:0]          pq_flags,
+  output logic [15:0]         pq_rq_pi,
+
+  // Read port nxt: where the next QP's send ring is.
+  input  logic [QW-1:0]       nxt,
+  output logic [63:0]         nxt_sq_base,
+  output logic [3:0]          nxt_sq_log,
+
+  // Read port sel.
+  output logic [1:0]          sel_state,
+  output logic [7:0]          sel_err,
+
+  // Every QP i, at [2*i +: 2], [8*i +: 8] or [16*i +: 16].
+  output logic [2*NUM_QP-1:0]  all_state,
+  output logic [8*NUM_QP-1:0]  all_flags,
+  output logic [16*NUM_QP-1:0] all_sq_pi,
+  output logic [16*NUM_QP-1:0] all_rq_pi
+);
+  logic [1:0]     q_state   [NUM_QP];
+  logic [7:0]     q_err     [NUM_QP];
+  logic [63:0]    q_sq_base [NUM_QP];
+  logic [63:0]    q_rq_base [NUM_QP];
+  logic [3:0]     q_sq_log  [NUM_QP];
+  logic [3:0]     q_rq_log  [NUM_QP];
+  logic [CQW-1:0] q_scq     [NUM_QP];
+  logic [CQW-1:0] q_rcq     [NUM_QP];
+  logic [15:0]    q_pz      [NUM_QP];
+  logic [23:0]    q_rqpn    [NUM_QP];
+  logic [31:0]    q_rip     [NUM_QP];
+  logic [47:0]    q_rmac    [NUM_QP];
+  logic [7:0]     q_flags   [NUM_QP];
+  logic [15:0]    q_sq_pi   [NUM_QP];
+  logic [15:0]    q_rq_pi   [NUM_QP];
+
+  function automatic logic [15:0] ring_mask(input logic [3:0] lg);
+    ring_mask = 16'((17'd1 << lg) - 17'd1);
+  endfunction
+
+  // A producer index may run ahead of the consumer by at most the ring, and
+  // never back behind where it was.
+  logic sq_db_ok, rq_db_ok;
+  always_comb begin
+    sq_db_ok = q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
+               (db_value - db_sq_ci) <= (ring_mask(q_sq_log[db_index]) + 16'd1) &&
+               (db_value - db_sq_ci) >= (q_sq_pi[db_index] - db_sq_ci);
+    rq_db_ok = q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
+               (db_value - db_rq_ci) <= (ring_mask(q_rq_log[db_index]) + 16'd1) &&
+               (db_value - db_rq_ci) >= (q_rq_pi[db_index] - db_rq_ci);
+    db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      for (int unsigned i = 0; i < NUM_QP; i++) begin
+        q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
+        q_err[i]   <= '0;
+        q_sq_pi[i] <= '0;
+        q_rq_pi[i] <= '0;
+      end
+    end else begin
+      if (cmd_valid) begin
+        unique case (cmd)
+          3'(rnic_pkg::QP_CMD_INIT): begin
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_INIT);
+            q_err[cmd_sel] <= '0;
+            q_sq_base[cmd_sel] <= cmd_sq_base; q_rq_base[cmd_sel] <= cmd_rq_base;
+            q_sq_log[cmd_sel] <= cmd_sq_log; q_rq_log[cmd_sel] <= cmd_rq_log;
+            q_scq[cmd_sel] <= cmd_scq; q_rcq[cmd_sel] <= cmd_rcq;
+            q_pz[cmd_sel] <= cmd_pz; q_flags[cmd_sel] <= cmd_flags;
+            q_sq_pi[cmd_sel] <= '0; q_rq_pi[cmd_sel] <= '0;
+          end
+          3'(rnic_pkg::QP_CMD_RTS): if (q_state[cmd_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RTS);
+            q_rqpn[cmd_sel] <= cmd_remote_qpn; q_rip[cmd_sel] <= cmd_remote_ip;
+            q_rmac[cmd_sel] <= cmd_remote_mac;
+            q_flags[cmd_sel] <= cmd_flags;
+          end
+          3'(rnic_pkg::QP_CMD_ERROR): if (q_state[cmd_sel] != 2'(rnic_pkg::QP_STATE_RESET))
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
+          3'(rnic_pkg::QP_CMD_RESET):
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RESET);
+          default: ;
+        endcase
+      end
+      if (db_valid && db_kind == 2'd0 && sq_db_ok) q_sq_pi[db_index] <= db_value;
+      if (db_valid && db_kind == 2'd1 && rq_db_ok) q_rq_pi[db_index] <= db_value;
+      if (err_valid) begin
+        q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR);
+        if (q_err[err_qp] == 8'd0) q_err[err_qp] <= err_status;
+      end
+    end
+  end
+
+  always_comb begin
+    cur_sq_base    = q_sq_base[cur];
+    cur_rq_base    = q_rq_base[cur];
+    cur_sq_log     = q_sq_log[cur];
+    cur_rq_log     = q_rq_log[cur];
+    cur_scq        = q_scq[cur];
+    cur_rcq        = q_rcq[cur];
+    cur_pz         = q_pz[cur];
+    cur_remote_qpn = q_rqpn[cur];
+    cur_remote_ip  = q_rip[cur];
+    cur_remote_mac = q_rmac[cur];
+    cur_sq_pi      = q_sq_pi[cur];
+
+    pq_state   = q_state[pq];
+    pq_sq_base = q_sq_base[pq];
+    pq_rq_base = q_rq_base[pq];
+    pq_sq_log  = q_sq_log[pq];
+    pq_rq_log  = q_rq_log[pq];
+    pq_scq     = q_scq[pq];
+    pq_pz      = q_pz[pq];
+    pq_flags   = q_flags[pq];
+    pq_rq_pi   = q_rq_pi[pq];
+
+    nxt_sq_base = q_sq_base[nxt];
+    nxt_sq_log  = q_sq_log[nxt];
+
+    sel_state = q_state[cmd_sel];
+    sel_err   = q_err[cmd_sel];
+
+    for (int unsigned i = 0; i < NUM_QP; i++) begin
+      all_state[2*i +: 2]  = q_state[i];
+      all_flags[8*i +: 8]  = q_flags[i];
+      all_sq_pi[16*i +: 16] = q_sq_pi[i];
+      all_rq_pi[16*i +: 16] = q_rq_pi[i];
+    end
+  end
+endmodule

@@ -199,6 +199,7 @@ module rnic_regs #(
     hw2reg.status_set.rx_drop      = ev_rx_drop;
     hw2reg.status_set.cq_overflow  = ev_cq_overflow;
     hw2reg.intr_status_set         = 32'(intr_set);
+    hw2reg.cq_overflowed_set       = ev_cq_overflow ? 32'd1 << ev_queue[4:0] : 32'd0;
     hw2reg.err_addr   = err_addr;
     hw2reg.cycle_lo   = time_lo;
     hw2reg.cycle_hi   = cycle_hi_latch;

@@ -35,6 +35,8 @@ int rnic_cq_create(rnic_dev *d, uint32_t entries, rnic_cq **out) {
     reg_wr(d, RNIC_REG_CQ_BASE_HI, (uint32_t)(base >> 32));
     reg_wr(d, RNIC_REG_CQ_LOG_SIZE, cq->log);
     reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_CREATE);
+    /* A CQE dropped for an earlier CQ of this number is not this CQ's loss. */
+    reg_wr(d, RNIC_REG_CQ_OVERFLOWED, 1u << num);
     d->cqs[num] = cq;
     *out = cq;
     return RNIC_OK;
@@ -101,13 +103,17 @@ int rnic_cq_resize(rnic_cq *cq, uint32_t entries) {
     return RNIC_OK;
 }
 
-bool rnic_cq_pending(const rnic_cq *cq) {
-    if (!cq)
-        return false;
+/* Whether the slot of CQE number `idx` (free-running) holds that CQE: its
+ * phase bit is the one of idx's pass round the ring. */
+static bool slot_valid(const rnic_cq *cq, uint32_t idx) {
     const uint32_t mask = (1u << cq->log) - 1u;
-    const uint64_t *e = cq->ring + (size_t)(cq->ci & mask) * (RNIC_CQE_BYTES / 8);
-    const uint64_t expect = ((cq->ci >> cq->log) & 1u) ? 0 : 1;
+    const uint64_t *e = cq->ring + (size_t)(idx & mask) * (RNIC_CQE_BYTES / 8);
+    const uint64_t expect = ((idx >> cq->log) & 1u) ? 0 : 1;
     return (__atomic_load_n(&e[0], __ATOMIC_ACQUIRE) >> RNIC_CQE_PHASE_SHIFT & RNIC_CQE_PHASE_MASK) == expect;
+}
+
+bool rnic_cq_pending(const rnic_cq *cq) {
+    return cq && slot_valid(cq, cq->ci);
 }
 
 int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max) {
@@ -122,6 +128,7 @@ int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max) {
         return RNIC_E_INVAL;
     rnic_dev *d = cq->dev;
     const uint32_t mask = (1u << cq->log) - 1u;
+    const uint32_t first = cq->ci;
     int n = 0;
     while (n < max) {
         const uint64_t *e = cq->ring + (size_t)(cq->ci & mask) * (RNIC_CQE_BYTES / 8);
@@ -154,8 +161,28 @@ int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max) {
         /* A CQE that lands between the read above and this acknowledgement
          * raises no new interrupt: rnic_cq_pending finds it. */
         reg_wr(d, RNIC_REG_INTR_STATUS, 1u << cq->num);
+        /* The NIC drops a CQE only into a full ring, and a ring stays full
+         * until the doorbell above: if the last slot before `first` came
+         * round again holds a CQE now, the ring may have been full (or the
+         * CQE came after the doorbell), so rnic_cq_overflowed asks the NIC.
+         * One look at host memory, no register read, on every take. */
+        if (slot_valid(cq, first + mask))
+            cq->seen_full = true;
     }
     return n;
+}
+
+int rnic_cq_overflowed(rnic_cq *cq) {
+    if (!cq)
+        return RNIC_E_INVAL;
+    if (!cq->seen_full)
+        return 0;
+    cq->seen_full = false;
+    const uint32_t bit = 1u << cq->num;
+    if (!(reg_rd(cq->dev, RNIC_REG_CQ_OVERFLOWED) & bit))
+        return 0;
+    reg_wr(cq->dev, RNIC_REG_CQ_OVERFLOWED, bit);
+    return 1;
 }
 
 int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles) {

@@ -51,6 +51,7 @@ struct rnic_cq {
     uint64_t *ring;        /* CQE words */
     uint32_t ci;           /* next CQE to read (free-running) */
     uint32_t users;
+    bool seen_full;        /* the ring was full before a consumer doorbell: a CQE may be lost */
 };
 
 struct rnic_qp {

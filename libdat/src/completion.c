@@ -220,6 +220,8 @@ bool dat_cq_drain(struct dat_evd *evd)
             if (ep)
                 complete_one(ep, evd, &wc[i]);
         }
+        if (n > 0 && DAT_UNLIKELY(rnic_cq_overflowed(evd->cq) > 0))
+            dat_evd_overflow(evd);   /* the NIC dropped a CQE: a completion is lost */
         if (DAT_UNLIKELY(work_n > 0))
             return true;
     } while (n == DRAIN_BATCH);

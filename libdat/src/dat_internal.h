@@ -236,6 +236,9 @@ struct dat_evd {
 /* Append an event; an overflow is reported on the IA's async EVD
  * (evd_queue.c). */
 void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify);
+/* An event of the EVD was lost (its queue full, or its CQE dropped by the
+ * NIC): DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD. */
+void dat_evd_overflow(struct dat_evd *evd);
 
 /* Take the oldest event (the queue is not empty). Inline: the dequeue path
  * counts instructions. */

@@ -25,19 +25,24 @@ static void cno_trigger(struct dat_evd *evd)
         dat_agent_defer(DAT_H(cno), cno->agent, DAT_H(evd));
 }
 
+void dat_evd_overflow(struct dat_evd *evd)
+{
+    evd->overflowed = true;
+    struct dat_evd *async = evd->hdr.ia->async_evd;
+    if (async && async != evd && async->count < (uint32_t)async->qlen) {
+        DAT_EVENT a;
+        memset(&a, 0, sizeof(a));
+        a.event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW;
+        a.event_data.asynch_error_event_data.dat_handle = DAT_H(evd);
+        a.event_data.asynch_error_event_data.reason = DAT_EVD_OVERFLOW_ERROR;
+        dat_evd_push(async, &a, true);
+    }
+}
+
 void dat_evd_push(struct dat_evd *evd, const DAT_EVENT *ev, bool notify)
 {
     if (DAT_UNLIKELY(evd->count == (uint32_t)evd->qlen)) {
-        evd->overflowed = true;
-        struct dat_evd *async = evd->hdr.ia->async_evd;
-        if (async && async != evd && async->count < (uint32_t)async->qlen) {
-            DAT_EVENT a;
-            memset(&a, 0, sizeof(a));
-            a.event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW;
-            a.event_data.asynch_error_event_data.dat_handle = DAT_H(evd);
-            a.event_data.asynch_error_event_data.reason = DAT_EVD_OVERFLOW_ERROR;
-            dat_evd_push(async, &a, true);
-        }
+        dat_evd_overflow(evd);
         return;
     }
     struct dat_evq_entry *e = &evd->q[(evd->head + evd->count) % (uint32_t)evd->qlen];

@@ -522,6 +522,7 @@ BENCH_TEST(cqoverflow) {
     b.d.settle();
     CHECK(b.f.bar_read(0, RNIC_REG_STATUS) & RNIC_STATUS_CQ_OVERFLOW_MASK);
     CHECK_EQ(b.f.bar_read(0, RNIC_REG_ERR_ADDR), 6);
+    CHECK_EQ(b.f.bar_read(0, RNIC_REG_CQ_OVERFLOWED), 1u << 6);   // which CQ lost a CQE, whatever came first
     Cqe c;
     CHECK(b.d.poll(small, c));
     CHECK_EQ(c.wr_id, 0);

@@ -225,6 +225,12 @@ int rnic_cq_poll(rnic_cq *cq, struct rnic_wc *wc, int max);
 int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max);
 /* A completion is waiting in the ring. */
 bool rnic_cq_pending(const rnic_cq *cq);
+/* Whether the NIC dropped a CQE of this CQ because its ring was full: 1
+ * once per loss (the NIC's CQ_OVERFLOWED bit is cleared), else 0. The
+ * register is read only when a take found the ring full, so calling this
+ * after every take costs nothing in the common case. A lost CQE is a lost
+ * completion: its consumer must be told (libdat: an EVD overflow). */
+int rnic_cq_overflowed(rnic_cq *cq);
 /* Polls, waiting on the device interrupt in between, until one completion
  * arrives (returns 1) or max_cycles have passed (RNIC_E_TIMEOUT). */
 int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles);

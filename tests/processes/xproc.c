@@ -14,6 +14,13 @@
  *   xproc survivor HOST QUAL       rnic0: streams 1 MiB WRITEs; once its peer
  *                                  is killed it must see BROKEN and every
  *                                  outstanding WRITE complete, within its wait
+ *   xproc small_recv QUAL          rnic1: accepts with one 64-byte RECV posted;
+ *                                  the SEND that comes is too large for it:
+ *                                  LOCAL_LENGTH, not a byte past the RECV, BROKEN
+ *   xproc big_send HOST QUAL       rnic0: SENDs 4 KiB into that RECV: the
+ *                                  peer's NAK says why (REMOTE_RESPONDER), and
+ *                                  arrives before the connection manager's
+ *                                  BROKEN could turn it into a flush
  *
  * Both coherency modes: on a non-coherent host (lmr_sync_req) the server
  * syncs what the client wrote before it reads it.
@@ -359,6 +366,51 @@ static int survivor(const char *host, DAT_CONN_QUAL q)
     return dt_finish("xproc survivor");
 }
 
+static int small_recv(DAT_CONN_QUAL q)
+{
+    struct side s;
+    char name[] = "rnic1";
+    side_open(&s, name);
+    memset(s.buf, 0x5A, BUF);
+    post_recv(&s);
+    DAT_PSP_HANDLE psp;
+    listen_on(&s, q, &psp);
+    DT_MUST(dat_cr_accept(request(&s, "xproc too large"), s.ep, 0, NULL));
+    next(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED");
+    DAT_EVENT ev = next(s.recv, DAT_DTO_COMPLETION_EVENT, "the RECV's completion");
+    CHECK_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_ERR_LOCAL_LENGTH);
+    next(s.conn, DAT_CONNECTION_EVENT_BROKEN, "BROKEN");
+    /* Nothing outside the RECV's 64 bytes was written. */
+    for (size_t i = 0; i < BUF; i++) {
+        if (i >= RX_OFF && i < RX_OFF + 64)
+            continue;
+        if (s.buf[i] != 0x5A) {
+            CHECK_EQ(s.buf[i], 0x5A);
+            break;
+        }
+    }
+    DT_MUST(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+    return dt_finish("xproc small_recv");
+}
+
+static int big_send(const char *host, DAT_CONN_QUAL q)
+{
+    struct side s;
+    char name[] = "rnic0";
+    side_open(&s, name);
+    struct sockaddr_in a = resolve(host);
+    connect_to(&s, &a, q, "xproc too large");
+    next(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, "ESTABLISHED");
+    DAT_LMR_TRIPLET t = iov(&s, 0, 4096);
+    DT_MUST(dat_ep_post_send(s.ep, 1, &t, dt_cookie(7), DAT_COMPLETION_DEFAULT_FLAG));
+    DAT_EVENT ev = next(s.req, DAT_DTO_COMPLETION_EVENT, "the SEND's completion");
+    CHECK_EQ(ev.event_data.dto_completion_event_data.user_cookie.as_64, 7);
+    CHECK_EQ(ev.event_data.dto_completion_event_data.status, DAT_DTO_ERR_REMOTE_RESPONDER);
+    next(s.conn, DAT_CONNECTION_EVENT_BROKEN, "BROKEN");
+    DT_MUST(dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+    return dt_finish("xproc big_send");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "server") == 0)
@@ -369,6 +421,11 @@ int main(int argc, char **argv)
         return victim(strtoull(argv[2], NULL, 10));
     if (argc == 4 && strcmp(argv[1], "survivor") == 0)
         return survivor(argv[2], strtoull(argv[3], NULL, 10));
-    fprintf(stderr, "usage: xproc server QUAL | client HOST QUAL | victim QUAL | survivor HOST QUAL\n");
+    if (argc == 3 && strcmp(argv[1], "small_recv") == 0)
+        return small_recv(strtoull(argv[2], NULL, 10));
+    if (argc == 4 && strcmp(argv[1], "big_send") == 0)
+        return big_send(argv[2], strtoull(argv[3], NULL, 10));
+    fprintf(stderr, "usage: xproc server QUAL | client HOST QUAL | victim QUAL | survivor HOST QUAL | "
+                    "small_recv QUAL | big_send HOST QUAL\n");
     return 2;
 }

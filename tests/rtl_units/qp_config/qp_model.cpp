@@ -1,0 +1,108 @@
+#include "qp_model.h"
+
+void QpModel::reset() {
+    for (QpCtx &c : q_) c = QpCtx{};   // RESET, error 0, indices 0, configuration and peer forgotten
+}
+
+Verdict QpModel::db_ok(const QpDb &db, DbWhy *why) const {
+    DbWhy w = DbWhy::Accepted;
+    Verdict v = Verdict::Yes;
+    const QpCtx &c = qp(db.index);
+    const bool sq = db.kind == RNIC_DB_KIND_SQ;
+    const uint16_t ci = sq ? db.sq_ci : db.rq_ci;
+    const uint16_t pi = sq ? c.sq_pi : c.rq_pi;
+    const uint16_t ahead = static_cast<uint16_t>(db.value - ci);
+    const uint16_t was = static_cast<uint16_t>(pi - ci);
+    if (db.kind != RNIC_DB_KIND_SQ && db.kind != RNIC_DB_KIND_RQ) {
+        w = DbWhy::NotQpKind;
+        v = Verdict::No;
+    } else if (c.state == RNIC_QP_STATE_RESET) {
+        w = DbWhy::Reset;
+        v = Verdict::No;
+    } else if (ahead < was) {
+        w = DbWhy::Backwards;
+        v = Verdict::No;
+    } else if (c.cfg_known) {
+        if (ahead > ring(sq ? c.sq_log : c.rq_log)) {
+            w = DbWhy::PastRing;
+            v = Verdict::No;
+        }
+    } else if (ahead > ring(15)) {   // past any ring a 4-bit log can give
+        w = DbWhy::PastRing;
+        v = Verdict::No;
+    } else if (ahead > ring(0)) {    // within some rings, not others
+        w = DbWhy::Unknown;
+        v = Verdict::Maybe;
+    }
+    if (why)
+        *why = w;
+    return v;
+}
+
+void QpModel::edge(const QpIn &in, bool unit_db_ok) {
+    QpCtx next[kNumQp];
+    for (unsigned i = 0; i < kNumQp; i++) next[i] = q_[i];
+
+    // Commands, judged on the state before the edge.
+    if (in.cmd.valid) {
+        const QpCmd &k = in.cmd;
+        const QpCtx &old = qp(k.sel);
+        QpCtx &n = next[k.sel % kNumQp];
+        switch (k.cmd & 7u) {
+        case RNIC_QP_CMD_INIT:
+            n.state = RNIC_QP_STATE_INIT;
+            n.err = 0;
+            n.cfg_known = true;
+            n.sq_base = k.sq_base;
+            n.rq_base = k.rq_base;
+            n.sq_log = k.sq_log & 15u;
+            n.rq_log = k.rq_log & 15u;
+            n.scq = k.scq % kNumCq;
+            n.rcq = k.rcq % kNumCq;
+            n.pz = k.pz;
+            n.flags = k.flags;
+            n.sq_pi = 0;
+            n.rq_pi = 0;
+            break;
+        case RNIC_QP_CMD_RTS:
+            if (old.state == RNIC_QP_STATE_INIT) {
+                n.state = RNIC_QP_STATE_RTS;
+                n.peer_known = true;
+                n.remote_qpn = k.remote_qpn & 0xFFFFFFu;
+                n.remote_ip = k.remote_ip;
+                n.remote_mac = k.remote_mac & 0xFFFFFFFFFFFFull;
+                n.flags = k.flags;
+            }
+            break;
+        case RNIC_QP_CMD_ERROR:
+            if (old.state != RNIC_QP_STATE_RESET)
+                n.state = RNIC_QP_STATE_ERROR;
+            break;
+        case RNIC_QP_CMD_RESET:
+            n.state = RNIC_QP_STATE_RESET;
+            break;
+        default:
+            break;
+        }
+    }
+
+    // The doorbell, judged on the state before the edge.
+    if (in.db.valid) {
+        const Verdict v = db_ok(in.db);
+        const bool ok = v == Verdict::Yes || (v == Verdict::Maybe && unit_db_ok);
+        if (ok) {
+            QpCtx &n = next[in.db.index % kNumQp];
+            (in.db.kind == RNIC_DB_KIND_SQ ? n.sq_pi : n.rq_pi) = in.db.value;
+        }
+    }
+
+    // The engine's error, the first status kept (judged before the edge).
+    if (in.err.valid) {
+        QpCtx &n = next[in.err.qp % kNumQp];
+        n.state = RNIC_QP_STATE_ERROR;
+        if (qp(in.err.qp).err == 0)
+            n.err = in.err.status;
+    }
+
+    for (unsigned i = 0; i < kNumQp; i++) q_[i] = next[i];
+}

@@ -1,8 +1,9 @@
 // The ports of rnic_top that the port model serves (docs/rtl-interfaces.md):
-// DMA read request/response, DMA write beats/completions, link tx/rx. They
-// are plain structs so that the model needs neither Verilator nor SystemC.
+// DMA read request/response, DMA write beats/completions, link tx/rx, and
+// the BAR (bar_port.h). They are plain structs so that the model needs
+// neither Verilator nor SystemC.
 //
-// The two templates at the end are the thin adapter to a verilated rnic_top.
+// The templates at the end are the thin adapter to a verilated rnic_top.
 // They are templates because every build verilates rnic_top on its own (the
 // platform and the rtl_core bench with different options), so each has its
 // own class Vrnic_top: the copies are compiled where that class is known.
@@ -55,6 +56,20 @@ struct PortOutputs {
     bool rx_tready = false;
 };
 
+// The BAR: what the platform drives (one register access, no handshake)...
+struct BarRequest {
+    bool bar_req_valid = false;
+    bool bar_req_write = false;
+    uint16_t bar_req_addr = 0;
+    uint32_t bar_req_wdata = 0;
+};
+
+// ...and what the NIC answers a read with, one cycle later.
+struct BarResponse {
+    bool bar_rsp_valid = false;
+    uint32_t bar_rsp_rdata = 0;
+};
+
 template <class Model> inline void put_port_inputs(Model &m, const PortInputs &in) {
     m.dma_rd_req_ready = in.dma_rd_req_ready;
     m.dma_rd_rsp_valid = in.dma_rd_rsp_valid;
@@ -90,4 +105,16 @@ template <class Model> inline void get_port_outputs(const Model &m, PortOutputs 
     out.tx_tkeep = m.tx_tkeep;
     out.tx_tlast = m.tx_tlast;
     out.rx_tready = m.rx_tready;
+}
+
+template <class Model> inline void put_bar_request(Model &m, const BarRequest &req) {
+    m.bar_req_valid = req.bar_req_valid;
+    m.bar_req_write = req.bar_req_write;
+    m.bar_req_addr = req.bar_req_addr;
+    m.bar_req_wdata = req.bar_req_wdata;
+}
+
+template <class Model> inline void get_bar_response(const Model &m, BarResponse &rsp) {
+    rsp.bar_rsp_valid = m.bar_rsp_valid;
+    rsp.bar_rsp_rdata = m.bar_rsp_rdata;
 }

@@ -35,12 +35,13 @@ RnicDevice::~RnicDevice() { model_->final(); }
 bool RnicDevice::irq() const { return model_->irq; }
 
 void RnicDevice::post_bar(const BarAccess &a) {
-    bar_write_ = a.write;
-    bar_addr_ = a.addr;
-    bar_ok_ = false;
-    if (a.valid && a.write)
-        bar_wdata_ = a.wdata;
-    bar_pending_ = a.valid;
+    BarRequest r;
+    r.bar_req_valid = a.valid;
+    r.bar_req_write = a.write;
+    r.bar_req_addr = static_cast<uint16_t>(a.addr);
+    // The data lines keep the last write's data through reads and refused accesses.
+    r.bar_req_wdata = a.valid && a.write ? a.wdata : bar_.lines().bar_req_wdata;
+    bar_.post(r);
 }
 
 void RnicDevice::drive(uint64_t cycle) {
@@ -51,10 +52,9 @@ void RnicDevice::drive(uint64_t cycle) {
     // without clocking still count.
     m.time_now = cycle;
 
-    m.bar_req_valid = bar_pending_;
-    m.bar_req_write = bar_write_;
-    m.bar_req_addr = static_cast<uint16_t>(bar_addr_);
-    m.bar_req_wdata = bar_wdata_;
+    BarRequest bar;
+    bar_.drive(bar);
+    put_bar_request(m, bar);
 
     ports_.drive(cycle, in_);
     put_port_inputs(m, in_);
@@ -73,17 +73,14 @@ void RnicDevice::edge(uint64_t cycle) {
     if (event_valid_)
         event_ = rnic_sim_event{cycle, index_, m.trace_event, m.trace_qpn, m.trace_arg};
 
-    if (bar_pending_) {
-        if (!bar_write_) {
-            bar_ok_ = m.bar_rsp_valid;
-            bar_rdata_ = m.bar_rsp_rdata;
-        } else {
-            bar_ok_ = true;
-        }
-        bar_pending_ = false;
-    }
+    // The BAR access of this cycle is taken, and a read's answer, a register
+    // of the NIC, already shows: one access, one cycle (bar_port.h).
+    bar_.commit();
+    BarResponse rsp;
+    get_bar_response(m, rsp);
+    bar_.sample(rsp);
     ports_.commit();
 
-    const bool platform_quiet = !bar_pending_ && ports_.quiet() && cycle >= reset_until_;
+    const bool platform_quiet = bar_.quiet() && ports_.quiet() && cycle >= reset_until_;
     idle_cycles_ = (m.idle && platform_quiet) ? idle_cycles_ + 1 : 0;
 }

@@ -1,7 +1,8 @@
 // One simulated RNIC: the Verilated rnic_top and a TLM-2.0 initiator for its
 // DMA. Its DMA and link ports are served by the port model
-// (sim/port_model/port_model.h), which the rtl_core bench runs too; this
-// class adds the platform's timing, the BAR port and the trace port.
+// (sim/port_model/port_model.h), and its BAR port by sim/port_model/bar_port.h,
+// both of which the rtl_core bench runs too; this class adds the platform's
+// timing and the trace port.
 //
 // It knows nothing above it: the fabric drives it and asks it what it has.
 // Per cycle, drive() settles the inputs and records which handshakes fire at
@@ -17,6 +18,7 @@
 
 #include <systemc>
 
+#include "bar_port.h"
 #include "dma_initiator.h"
 #include "link.h"
 #include "port_model.h"
@@ -65,8 +67,8 @@ public:
     void post_bar(const BarAccess &a);
     // After that cycle: a write was taken, or a read answered (bar_rsp_valid
     // in the cycle after the request), with this data.
-    bool bar_answered() const { return bar_ok_; }
-    uint32_t bar_rdata() const { return bar_rdata_; }
+    bool bar_answered() const { return bar_.answered(); }
+    uint32_t bar_rdata() const { return bar_.rdata(); }
 
     // After drive(): a frame whose last beat left in this cycle, until taken.
     bool frame_sent() const { return ports_.frame_sent(); }
@@ -90,11 +92,8 @@ private:
     PortInputs in_;
     PortOutputs out_;
 
-    // The BAR access of this cycle, if any.
-    bool bar_pending_ = false;
-    bool bar_write_ = false;
-    bool bar_ok_ = false;
-    uint32_t bar_addr_ = 0, bar_wdata_ = 0, bar_rdata_ = 0;
+    // The BAR port, unchecked: a read left unanswered fails its bus access.
+    BarPort bar_;
 
     bool event_valid_ = false;
     rnic_sim_event event_{};

@@ -76,6 +76,7 @@ Fabric::Fabric(const FabricConfig &cfg)
         pc.name = "nic" + std::to_string(n);
         x.port.reset(new PortModel(pc, *x.dma));
         x.check.reset(new PortChecker([this, n](const char *what) { violation(n, what); }));
+        x.bar.reset(new BarPort([this, n](const char *what) { violation(n, what); }));
         link_[n] = Link(cfg.link_latency, kUnboundedSlack);
     }
     for (int n = 0; n < 2; n++) nic_[n].port->connect(&link_[n], &link_[1 - n]);
@@ -116,8 +117,7 @@ bool Fabric::idle(int n) const { return nic_[n].dut->idle; }
 bool Fabric::models_quiet(bool frames_ok) const {
     for (int n = 0; n < 2; n++) {
         const Nic &x = nic_[n];
-        if (x.bar_valid || x.bar_expect_rsp) return false;
-        if (!x.port->quiet() || x.check->pending() || x.port->rx_busy()) return false;
+        if (!x.bar->quiet() || !x.port->quiet() || x.check->pending() || x.port->rx_busy()) return false;
         if (link_[1 - n].held_bytes() != 0 && !frames_ok) return false;
     }
     return true;
@@ -136,7 +136,7 @@ void Fabric::reset() {
         x.port->reset();
         x.check->reset();
         link_[n] = Link(cfg_.link_latency, kUnboundedSlack);
-        x.bar_valid = x.bar_expect_rsp = false;
+        x.bar->reset();
         x.idle_quiet_prev = false;
         x.mem->reset();
         sent[n].clear();
@@ -171,10 +171,9 @@ void Fabric::drive(int n) {
     Vrnic_top &d = *x.dut;
 
     d.time_now = cycle_;
-    d.bar_req_valid = x.bar_valid;
-    d.bar_req_write = x.bar_write;
-    d.bar_req_addr = x.bar_addr;
-    d.bar_req_wdata = x.bar_wdata;
+    BarRequest bar;
+    x.bar->drive(bar);
+    put_bar_request(d, bar);
 
     x.port->drive(cycle_, x.in);
     put_port_inputs(d, x.in);
@@ -207,15 +206,10 @@ void Fabric::sample(int n) {
     Vrnic_top &d = *x.dut;
 
     // BAR: a read answers exactly one cycle later, and nothing else does.
-    if (x.bar_expect_rsp) {
-        if (!d.bar_rsp_valid) violation(n, "no BAR read response one cycle after the request");
-        x.bar_rdata = d.bar_rsp_rdata;
-        x.bar_expect_rsp = false;
-    } else if (d.bar_rsp_valid) {
-        violation(n, "BAR response without a read request");
-    }
-    if (x.bar_valid && !x.bar_write) x.bar_expect_rsp = true;
-    x.bar_valid = false;
+    BarResponse rsp;
+    get_bar_response(d, rsp);
+    x.bar->sample(rsp);
+    x.bar->commit();
 
     // DMA and link ports: checked, counted, then served (a write burst's
     // last beat writes memory, a finished frame goes on the link).
@@ -316,21 +310,13 @@ void Fabric::skip(uint64_t cycles, bool frames) {
 }
 
 void Fabric::bar_write(int n, uint16_t addr, uint32_t value) {
-    Nic &x = nic_[n];
-    x.bar_valid = true;
-    x.bar_write = true;
-    x.bar_addr = addr;
-    x.bar_wdata = value;
+    nic_[n].bar->post(BarRequest{true, true, addr, value});
     step();
 }
 
 uint32_t Fabric::bar_read(int n, uint16_t addr) {
-    Nic &x = nic_[n];
-    x.bar_valid = true;
-    x.bar_write = false;
-    x.bar_addr = addr;
-    x.bar_wdata = 0;
+    nic_[n].bar->post(BarRequest{true, false, addr, 0});
     step();
     step();
-    return x.bar_rdata;
+    return nic_[n].bar->rdata();
 }

@@ -5,14 +5,15 @@
 // and optional random back-pressure on every handshake; behind them the
 // platform's HostMemory over each host's arena (host_arena.h: an IOMMU that
 // refuses unmapped ranges), and a Link per direction (latency; here a hook
-// can drop or corrupt a frame, and every frame is captured). The bench adds
-// the BAR, the trace port and its checks: the port checker
-// (sim/port_model/port_checker.h) holds the NIC to its side of every DMA
-// and link handshake (docs/rtl-interfaces.md), this class to the BAR's, and
-// each violation counts in protocol_errors; and the NIC is held to its idle
-// promise: a cycle with idle high and nothing presented is followed by one
-// with no DMA request, no write or tx beat, no trace event, the same irq and
-// idle still high. The bench's cycle counter is the NICs' time_now.
+// can drop or corrupt a frame, and every frame is captured). The BAR port is
+// the platform's too (sim/port_model/bar_port.h). The bench adds the trace
+// port and its checks: the port checker (sim/port_model/port_checker.h)
+// holds the NIC to its side of every DMA and link handshake
+// (docs/rtl-interfaces.md), the BAR port to the BAR's, and each violation
+// counts in protocol_errors; and the NIC is held to its idle promise: a
+// cycle with idle high and nothing presented is followed by one with no DMA
+// request, no write or tx beat, no trace event, the same irq and idle still
+// high. The bench's cycle counter is the NICs' time_now.
 //
 // With skip_idle set, run() does what a platform that skips idle time does:
 // once both NICs have been idle for a few cycles and the models have nothing
@@ -27,6 +28,7 @@
 #include <random>
 #include <vector>
 
+#include "bar_port.h"
 #include "host_arena.h"
 #include "link.h"
 #include "port_checker.h"
@@ -119,14 +121,9 @@ private:
         std::unique_ptr<Dma> dma;
         std::unique_ptr<PortModel> port;
         std::unique_ptr<PortChecker> check;
+        std::unique_ptr<BarPort> bar;
         PortInputs in;
         PortOutputs out;
-        // BAR
-        bool bar_valid = false, bar_write = false;
-        uint16_t bar_addr = 0;
-        uint32_t bar_wdata = 0;
-        bool bar_expect_rsp = false;
-        uint32_t bar_rdata = 0;
         // idle promise: the previous cycle had idle high and nothing presented
         bool idle_quiet_prev = false;
         bool irq_prev = false;

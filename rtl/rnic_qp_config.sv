@@ -13,7 +13,8 @@
 //            than the ring nor moves back behind the old producer index
 //            (db_ok; a refused doorbell changes nothing).
 //   error    the engine moves a QP to ERROR with the status that did it; the
-//            first status is kept until the next INIT.
+//            first status is kept until the next INIT (an INIT in the same
+//            cycle clears the old one, so the error's is kept).
 //
 // Reads are combinational, through one port per QP the engine names at a
 // time: cur (the QP of the job), pq (the QP of the received frame), nxt
@@ -133,6 +134,12 @@ module rnic_qp_config #(
     db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
   end
 
+  logic [NUM_QP-1:0] init_now;   // an INIT command for QP i this cycle
+  always_comb begin
+    init_now = '0;
+    if (cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_INIT)) init_now[cmd_sel] = 1'b1;
+  end
+
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       for (int unsigned i = 0; i < NUM_QP; i++) begin
@@ -170,7 +177,9 @@ module rnic_qp_config #(
       if (db_valid && db_kind == 2'd1 && rq_db_ok) q_rq_pi[db_index] <= db_value;
       if (err_valid) begin
         q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR);
-        if (q_err[err_qp] == 8'd0) q_err[err_qp] <= err_status;
+        // An INIT in the same cycle clears the old status: the error's
+        // status is then the first, or the QP would be in ERROR with none.
+        if (q_err[err_qp] == 8'd0 || init_now[err_qp]) q_err[err_qp] <= err_status;
       end
     end
   end

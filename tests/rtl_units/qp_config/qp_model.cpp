@@ -100,7 +100,9 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
     if (in.err.valid) {
         QpCtx &n = next[in.err.qp % kNumQp];
         n.state = RNIC_QP_STATE_ERROR;
-        if (qp(in.err.qp).err == 0)
+        // An INIT in the same cycle has cleared the old status.
+        const bool init = in.cmd.valid && in.cmd.cmd == RNIC_QP_CMD_INIT && in.cmd.sel % kNumQp == in.err.qp % kNumQp;
+        if (qp(in.err.qp).err == 0 || init)
             n.err = in.err.status;
     }
 

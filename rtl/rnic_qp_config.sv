@@ -122,15 +122,16 @@ module rnic_qp_config #(
   endfunction
 
   // A producer index may run ahead of the consumer by at most the ring, and
-  // never back behind where it was.
+  // never back behind where it was; a QP in RESET takes none.
+  function automatic logic pi_ok(input logic [1:0] state, input logic [15:0] value, input logic [15:0] ci,
+                                 input logic [15:0] pi, input logic [3:0] lg);
+    pi_ok = state != 2'(rnic_pkg::QP_STATE_RESET) && (value - ci) <= (ring_mask(lg) + 16'd1) &&
+            (value - ci) >= (pi - ci);
+  endfunction
   logic sq_db_ok, rq_db_ok;
   always_comb begin
-    sq_db_ok = q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
-               (db_value - db_sq_ci) <= (ring_mask(q_sq_log[db_index]) + 16'd1) &&
-               (db_value - db_sq_ci) >= (q_sq_pi[db_index] - db_sq_ci);
-    rq_db_ok = q_state[db_index] != 2'(rnic_pkg::QP_STATE_RESET) &&
-               (db_value - db_rq_ci) <= (ring_mask(q_rq_log[db_index]) + 16'd1) &&
-               (db_value - db_rq_ci) >= (q_rq_pi[db_index] - db_rq_ci);
+    sq_db_ok = pi_ok(q_state[db_index], db_value, db_sq_ci, q_sq_pi[db_index], q_sq_log[db_index]);
+    rq_db_ok = pi_ok(q_state[db_index], db_value, db_rq_ci, q_rq_pi[db_index], q_rq_log[db_index]);
     db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
   end
 

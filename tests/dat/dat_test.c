@@ -181,3 +181,34 @@ void dt_conf_drop(const char *path)
     unsetenv("DAT_OVERRIDE");
     unlink(path);
 }
+
+/* ------------------------------------------------------------ stderr capture */
+
+char dt_captured[DT_CAPTURED];
+static int saved_fd = -1;
+static FILE *capture_file;
+
+void dt_capture_start(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    if (!capture_file) {
+        perror("tmpfile");
+        exit(2);
+    }
+    saved_fd = dup(2);
+    dup2(fileno(capture_file), 2);
+}
+
+const char *dt_capture_end(void)
+{
+    fflush(stderr);
+    dup2(saved_fd, 2);
+    close(saved_fd);
+    rewind(capture_file);
+    size_t n = fread(dt_captured, 1, sizeof(dt_captured) - 1, capture_file);
+    dt_captured[n] = '\0';
+    fclose(capture_file);
+    fputs(dt_captured, stderr);   /* still shown in the test's output */
+    return dt_captured;
+}

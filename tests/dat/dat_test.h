@@ -112,6 +112,14 @@ void dt_fill(uint8_t *b, size_t n, unsigned seed);
 void dt_conf_use(char path[DT_CONF_PATH], const char *text);
 void dt_conf_drop(const char *path);
 
+/* What the calls between dt_capture_start and dt_capture_end write on
+ * stderr (libdat's diagnostics): returned, kept in dt_captured until the
+ * next capture, and still shown on the real stderr. */
+#define DT_CAPTURED 4096
+extern char dt_captured[DT_CAPTURED];
+void dt_capture_start(void);
+const char *dt_capture_end(void);
+
 /* The IA address of side s (what dat_ia_query reports). */
 DAT_IA_ADDRESS_PTR dt_addr(DAT_IA_HANDLE ia);
 

@@ -12,38 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* stderr of the calls between capture_start and capture_end. */
-static char captured[4096];
-static int saved_fd = -1;
-static FILE *capture_file;
-
-static void capture_start(void)
-{
-    fflush(stderr);
-    capture_file = tmpfile();
-    if (!capture_file) {
-        perror("tmpfile");
-        exit(2);
-    }
-    saved_fd = dup(2);
-    dup2(fileno(capture_file), 2);
-}
-
-static const char *capture_end(void)
-{
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(capture_file);
-    size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-    captured[n] = '\0';
-    fclose(capture_file);
-    fputs(captured, stderr);   /* still shown in the test's output */
-    return captured;
-}
-
 /* Opens `name` with dat.conf = text; returns dat_ia_open's result and
- * leaves its stderr in `captured`. */
+ * leaves its stderr in `dt_captured`. */
 static DAT_RETURN open_with(const char *text, const char *name, DAT_IA_HANDLE *ia)
 {
     char path[DT_CONF_PATH];
@@ -51,9 +21,9 @@ static DAT_RETURN open_with(const char *text, const char *name, DAT_IA_HANDLE *i
     char n[64];
     snprintf(n, sizeof(n), "%s", name);
     DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
-    capture_start();
+    dt_capture_start();
     DAT_RETURN r = dat_ia_open(n, 4, &evd, ia);
-    capture_end();
+    dt_capture_end();
     dt_conf_drop(path);
     return r;
 }
@@ -62,8 +32,8 @@ static void bad_line(const char *text, const char *name, const char *what)
 {
     DAT_IA_HANDLE ia;
     CHECK_RET(open_with(text, name, &ia), DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-    CHECK(strstr(captured, ":2: ") != NULL);   /* every text below has its bad line second */
-    const bool named = strstr(captured, what) != NULL;
+    CHECK(strstr(dt_captured, ":2: ") != NULL);   /* every text below has its bad line second */
+    const bool named = strstr(dt_captured, what) != NULL;
     CHECK(named);
     if (!named)
         fprintf(stderr, "  expected \"%s\" in the report\n", what);
@@ -95,7 +65,7 @@ int main(void)
     DAT_IA_HANDLE ia;
     snprintf(t, sizeof(t), "%sib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"ib0 0\"\nx y\n", head);
     CHECK_RET(open_with(t, "ib0", &ia), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
-    CHECK_EQ(strlen(captured), 0);
+    CHECK_EQ(strlen(dt_captured), 0);
     snprintf(t, sizeof(t), "%sfabric u1.2 threadsafe default libdat.so.1 rnic.1.0 \"rnic1\" \"\"\n", head);
     CHECK_RET(open_with(t, "fabirc", &ia), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 
@@ -105,7 +75,7 @@ int main(void)
              "esc u1.2 threadsafe default libdat.so.1 rnic.1.0 \"rnic1 cm_addr=127.0.0.9\" \"a \\\"quoted\\\" \\\\ word\"\n",
              head);
     CHECK_OK(open_with(t, "esc", &ia));
-    CHECK(strstr(captured, ":2: ") != NULL && strstr(captured, "colour=red") != NULL);
+    CHECK(strstr(dt_captured, ":2: ") != NULL && strstr(dt_captured, "colour=red") != NULL);
     DAT_IA_ATTR attr;
     CHECK_OK(dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, &attr, 0, NULL));
     CHECK_EQ(ntohl(((const struct sockaddr_in *)attr.ia_address_ptr)->sin_addr.s_addr), 0x7F000009);

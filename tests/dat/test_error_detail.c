@@ -5,50 +5,10 @@
  * DAT_RNIC_LOG_ERRORS=1, printed on stderr. A flush behind the failure does
  * not hide it; a remote refusal has no check to name.
  */
-#define _DEFAULT_SOURCE   /* mkstemp, setenv */
+#define _DEFAULT_SOURCE   /* setenv */
 #include "dat_test.h"
 
 #include <string.h>
-#include <unistd.h>
-
-/* A system call the test itself needs: without it nothing can be checked. */
-#define MUST(cond)                                         \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            perror(#cond);                                 \
-            exit(2);                                       \
-        }                                                  \
-    } while (0)
-
-/* stderr goes to a file between capture_start and capture_stop, which
- * reads it back. */
-static char log_path[] = "/tmp/dat_test_error_detail_XXXXXX";
-static int saved_stderr = -1;
-
-static void capture_start(void)
-{
-    fflush(stderr);
-    int fd = mkstemp(log_path);
-    MUST(fd >= 0);
-    saved_stderr = dup(STDERR_FILENO);
-    MUST(saved_stderr >= 0 && dup2(fd, STDERR_FILENO) >= 0);
-    close(fd);
-}
-
-static void capture_stop(char *out, size_t cap)
-{
-    fflush(stderr);
-    MUST(dup2(saved_stderr, STDERR_FILENO) >= 0);
-    close(saved_stderr);
-    FILE *f = fopen(log_path, "r");
-    MUST(f != NULL);
-    size_t n = fread(out, 1, cap - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    unlink(log_path);
-    memcpy(log_path + strlen(log_path) - 6, "XXXXXX", 6);
-    fputs(out, stderr);   /* still shown in the test's own log */
-}
 
 static void arguments(struct dt_pair *p)
 {
@@ -77,12 +37,11 @@ static void local_refusal(struct dt_pair *p)
     CHECK_OK(dat_ep_post_rdma_write(a->ep, 1, &v, dt_cookie(41), &rt, DAT_COMPLETION_DEFAULT_FLAG));
     CHECK_OK(dat_ep_post_rdma_write(a->ep, 1, &good, dt_cookie(42), &rt, DAT_COMPLETION_DEFAULT_FLAG));
     CHECK_OK(dat_lmr_free(l));
-    char log[4096];
-    capture_start();
+    dt_capture_start();
     DAT_DTO_COMPLETION_EVENT_DATA d;
     int first = dt_wait_dto(a->req_evd, &d);
     int second = dt_wait_dto(a->req_evd, NULL);
-    capture_stop(log, sizeof(log));
+    const char *log = dt_capture_end();
     CHECK_EQ(first, DAT_DTO_ERR_LOCAL_PROTECTION);
     CHECK_EQ(d.user_cookie.as_64, 41);
     CHECK_EQ(second, DAT_DTO_ERR_FLUSHED);
@@ -117,10 +76,9 @@ static void remote_refusal(struct dt_pair *p)
     DAT_RMR_TRIPLET rt = dt_remote(b, 0, 64);
     rt.rmr_context ^= 0x5Au;
     CHECK_OK(dat_ep_post_rdma_write(a->ep, 1, &v, dt_cookie(77), &rt, DAT_COMPLETION_DEFAULT_FLAG));
-    char log[4096];
-    capture_start();
+    dt_capture_start();
     int st = dt_wait_dto(a->req_evd, NULL);
-    capture_stop(log, sizeof(log));
+    const char *log = dt_capture_end();
     CHECK_EQ(st, DAT_DTO_ERR_REMOTE_ACCESS);
     DAT_RNIC_ERROR_DETAIL e;
     CHECK_OK(dat_rnic_ep_last_error(a->ep, &e));

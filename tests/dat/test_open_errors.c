@@ -18,36 +18,6 @@
 /* A PCI function no machine here has (bus 0xff, device 0x1f, function 7). */
 #define NO_BDF "0000:ff:1f.7"
 
-/* stderr of the calls between capture_start and capture_end. */
-static char captured[4096];
-static int saved_fd = -1;
-static FILE *capture_file;
-
-static void capture_start(void)
-{
-    fflush(stderr);
-    capture_file = tmpfile();
-    if (!capture_file) {
-        perror("tmpfile");
-        exit(2);
-    }
-    saved_fd = dup(2);
-    dup2(fileno(capture_file), 2);
-}
-
-static const char *capture_end(void)
-{
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(capture_file);
-    size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-    captured[n] = '\0';
-    fclose(capture_file);
-    fputs(captured, stderr);   /* still shown in the test's output */
-    return captured;
-}
-
 static unsigned lines(const char *s)
 {
     unsigned n = 0;
@@ -65,16 +35,16 @@ static void check_has(const char *text, const char *want)
         fprintf(stderr, "  expected \"%s\" in \"%s\"\n", want, text);
 }
 
-/* dat_ia_open(name), its stderr left in `captured`; an IA it opened is closed. */
+/* dat_ia_open(name), its stderr left in `dt_captured`; an IA it opened is closed. */
 static DAT_RETURN open_ia(const char *name)
 {
     char n[64];
     snprintf(n, sizeof(n), "%s", name);
     DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
     DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
-    capture_start();
+    dt_capture_start();
     DAT_RETURN r = dat_ia_open(n, 4, &evd, &ia);
-    capture_end();
+    dt_capture_end();
     if (r == DAT_SUCCESS)
         dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
     return r;
@@ -89,11 +59,11 @@ static DAT_COUNT list(char names[LIST_MAX][DAT_NAME_MAX_LENGTH])
     for (int i = 0; i < LIST_MAX; i++)
         ptr[i] = &info[i];
     DAT_COUNT n = -1, all = -1;
-    capture_start();
+    dt_capture_start();
     CHECK_OK(dat_registry_list_providers(LIST_MAX, &n, ptr));
     CHECK_OK(dat_registry_list_providers(0, &all, NULL));
-    capture_end();
-    CHECK_EQ(strlen(captured), 0);   /* nothing opened, nothing refused */
+    dt_capture_end();
+    CHECK_EQ(strlen(dt_captured), 0);   /* nothing opened, nothing refused */
     CHECK_EQ(all, n);                /* the count without a list is the same */
     for (DAT_COUNT i = 0; i < n && i < LIST_MAX; i++)
         snprintf(names[i], DAT_NAME_MAX_LENGTH, "%.*s", DAT_NAME_MAX_LENGTH - 1, info[i].ia_name);
@@ -134,10 +104,10 @@ int main(void)
      * and one line names the IA, the device, that it does not exist and
      * how many NICs there are. */
     CHECK_RET(open_ia("rnic7"), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
-    check_has(captured, "libdat: dat_ia_open(\"rnic7\"): device rnic7: no such NIC: ");
-    check_has(captured, "has 2 NICs, rnic0 to rnic1");
-    CHECK_EQ(lines(captured), 1);
-    CHECK(strncmp(captured, "libdat: ", 8) == 0);
+    check_has(dt_captured, "libdat: dat_ia_open(\"rnic7\"): device rnic7: no such NIC: ");
+    check_has(dt_captured, "has 2 NICs, rnic0 to rnic1");
+    CHECK_EQ(lines(dt_captured), 1);
+    CHECK(strncmp(dt_captured, "libdat: ", 8) == 0);
 
     /* A dat.conf name for a board that is not there: the line names the
      * IA and the device, the VFIO step that failed (the sysfs lookup of the
@@ -145,27 +115,27 @@ int main(void)
     dt_conf_use(path, "board u1.2 threadsafe default libdat.so.1 rnic.1.0 \"vfio:" NO_BDF "\" \"\"\n");
     CHECK_RET(open_ia("board"), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
     conf_drop(path);
-    check_has(captured, "libdat: dat_ia_open(\"board\"): device vfio:" NO_BDF ": sysfs iommu_group lookup: ");
-    check_has(captured, "/sys/bus/pci/devices/" NO_BDF "/iommu_group");
-    check_has(captured, enoent);
-    CHECK_EQ(lines(captured), 1);
+    check_has(dt_captured, "libdat: dat_ia_open(\"board\"): device vfio:" NO_BDF ": sysfs iommu_group lookup: ");
+    check_has(dt_captured, "/sys/bus/pci/devices/" NO_BDF "/iommu_group");
+    check_has(dt_captured, enoent);
+    CHECK_EQ(lines(dt_captured), 1);
 
     /* The name the consumer gave, prefix and all. */
     CHECK_RET(open_ia("RO_AWARE_rnic9"), DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
-    check_has(captured, "libdat: dat_ia_open(\"RO_AWARE_rnic9\"): device rnic9: no such NIC: ");
+    check_has(dt_captured, "libdat: dat_ia_open(\"RO_AWARE_rnic9\"): device rnic9: no such NIC: ");
 
     /* A mode the driver's sim backend does not know is the driver's to name
      * (libdat passes sim_mode= on as it is): still a bad parameter. */
     dt_conf_use(path, "sideways u1.2 threadsafe default libdat.so.1 rnic.1.0 \"rnic1 sim_mode=sideways\" \"\"\n");
     CHECK_RET(open_ia("sideways"), DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     conf_drop(path);
-    check_has(captured, "libdat: dat_ia_open(\"sideways\"): device rnic1: ");
-    check_has(captured, "mode=sideways is none of auto, lockstep, freerun");
-    CHECK_EQ(lines(captured), 1);
+    check_has(dt_captured, "libdat: dat_ia_open(\"sideways\"): device rnic1: ");
+    check_has(dt_captured, "mode=sideways is none of auto, lockstep, freerun");
+    CHECK_EQ(lines(dt_captured), 1);
 
     /* A device that opens says nothing. */
     CHECK_OK(open_ia("rnic1"));
-    CHECK_EQ(strlen(captured), 0);
+    CHECK_EQ(strlen(dt_captured), 0);
 
     /* The list: of four lines, only the NIC the platform has, then the
      * built-in names. */
@@ -200,6 +170,6 @@ int main(void)
 
     /* What is listed opens. */
     CHECK_OK(open_ia("rnic0"));
-    CHECK_EQ(strlen(captured), 0);
+    CHECK_EQ(strlen(dt_captured), 0);
     return dt_finish("test_open_errors");
 }

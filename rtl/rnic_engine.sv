@@ -605,6 +605,19 @@ module rnic_engine #(
     rx_cont        = rx_is_write && !rx_first;
   end
 
+  // The responder's checks on a request packet (rnic_resp_check.sv).
+  rnic_pkg::resp_act_t resp_act;
+  rnic_pkg::aeth_t     resp_nak_syndrome;
+  logic [7:0]          resp_nak_status;
+  rnic_resp_check u_resp_check (
+    .is_request(rx_is_resp_op), .is_write(rx_is_write), .is_read(rx_is_read_req), .is_send(rx_is_send),
+    .first(rx_first), .last(rx_last), .psn_expected(p_psn == q_rq_psn[pq]), .reth_len(p_rlen),
+    .payload_len(p_plen), .allow_write(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]),
+    .allow_read(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]), .write_left(q_wr_left[pq]),
+    .send_open(q_snd_open[pq]), .recv_posted(q_rq_ci[pq] != pq_rq_pi),
+    .recv_held(wq_held && wq_held_recv && wq_held_qp == pq && wq_held_idx == q_rq_ci[pq]),
+    .act(resp_act), .nak_syndrome(resp_nak_syndrome), .nak_status(resp_nak_status));
+
   // Sum of the first n SGE lengths of the WQE in wq (33 bits: never wraps).
   logic [32:0] wq_total;
   always_comb begin
@@ -1126,76 +1139,38 @@ module rnic_engine #(
               ret_st <= S_RX_RRESP_WQE;
               st <= S_FETCH_REQ;
             end
-          end else if (rx_is_resp_op && p_psn == q_rq_psn[pq]) begin
-            if (rx_is_write && rx_first) begin
-              if (!pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]) begin
-                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
+          end else begin
+            // Responder side: rnic_resp_check decides, this does it.
+            unique case (resp_act)
+              rnic_pkg::RESP_ACT_NAK: begin
+                tx_syndrome <= resp_nak_syndrome; err_status <= resp_nak_status;
                 st <= S_ACK_SEND;
-              end else if (p_rlen == 32'd0) begin
-                // A zero-length WRITE names no memory: no key to check.
+              end
+              rnic_pkg::RESP_ACT_WRITE_EMPTY: begin
                 q_wr_va[pq] <= p_va; q_wr_left[pq] <= 32'd0;
-                if (p_plen == 16'd0) begin
-                  st <= S_RX_WAIT_WR;
-                end else begin
-                  tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-                  st <= S_ACK_SEND;
-                end
-              end else begin
-                st <= S_RX_RKEY_FIRE;
+                st <= S_RX_WAIT_WR;
               end
-            end else if (rx_is_read_req) begin
-              if (!pq_flags[rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]) begin
-                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_ACCESS; err_status <= rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
-                st <= S_ACK_SEND;
-              end else if (p_rlen == 32'd0) begin
-                // A zero-length READ names no memory either: no key to check
-                // (InfiniBand's rule, the same as for a zero-length WRITE).
-                start_read_response();
-              end else begin
-                st <= S_RX_RKEY_FIRE;
-              end
-            end else if (rx_is_write) begin
-              // MIDDLE or LAST: continues the cursor set by FIRST.
-              if (32'(p_plen) > q_wr_left[pq] || (rx_last && 32'(p_plen) != q_wr_left[pq])) begin
-                tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-                st <= S_ACK_SEND;
-              end else if (p_plen == 16'd0) begin
-                st <= S_RX_SCATTER;   // nothing to place, nothing to check
-              end else begin
-                st <= S_RX_RKEY_FIRE;
-              end
-            end else if (rx_is_send) begin
-              if (rx_first == q_snd_open[pq]) begin
-                // Opcode sequence: FIRST/ONLY inside a message, or MIDDLE/LAST
-                // outside one. Refused before any RECV is touched (a MIDDLE
-                // must not skip the lkey checks its FIRST would have made).
-                tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-                st <= S_ACK_SEND;
-              end else if (q_rq_ci[pq] == pq_rq_pi) begin
-                // No receive posted: a real NIC would RNR-NAK and retry; this one
-                // fails the message with a remote operational error.
-                tx_syndrome <= rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-                st <= S_ACK_SEND;
-              end else if (wq_held && wq_held_recv && wq_held_qp == pq && wq_held_idx == q_rq_ci[pq]) begin
+              rnic_pkg::RESP_ACT_RKEY:       st <= S_RX_RKEY_FIRE;
+              rnic_pkg::RESP_ACT_READ_EMPTY: start_read_response();
+              rnic_pkg::RESP_ACT_PLACE_NONE: st <= S_RX_SCATTER;
+              rnic_pkg::RESP_ACT_SEND_HELD: begin
                 fetch_err <= 1'b0;   // its RECV WQE is still in wq
                 st <= S_RX_SEND_WQE;
-              end else begin
+              end
+              rnic_pkg::RESP_ACT_SEND_FETCH: begin
                 fetch_n <= 5'(WQE_WORDS);
                 fetch_addr <= slot(pq_rq_base, q_rq_ci[pq], pq_rq_log, 8'(rnic_pkg::WQE_BYTES));
                 fetch_recv <= 1'b1; fetch_qp <= pq; fetch_idx <= q_rq_ci[pq];
                 ret_st <= S_RX_SEND_WQE;
                 st <= S_FETCH_REQ;
               end
-            end else begin
-              tx_syndrome <= rnic_pkg::AETH_NAK_INVALID_REQUEST; err_status <= rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-              st <= S_ACK_SEND;
-            end
-          end else begin
-            // Out-of-sequence or unknown: no retransmission yet, so drop it.
-            ev_rx_drop <= 1'b1;
-            rxb_release <= 1'b1;
-            rx_held <= 1'b0;
-            st <= S_IDLE;
+              default: begin   // RESP_ACT_DROP: not in sequence, or not a request
+                ev_rx_drop <= 1'b1;
+                rxb_release <= 1'b1;
+                rx_held <= 1'b0;
+                st <= S_IDLE;
+              end
+            endcase
           end
         end
 

@@ -605,6 +605,15 @@ module rnic_engine #(
     rx_cont        = rx_is_write && !rx_first;
   end
 
+  // The completer's check on an ACK or READ response (rnic_comp_check.sv).
+  logic       comp_accept;
+  logic [7:0] comp_ack_status;
+  rnic_comp_check u_comp_check (
+    .is_ack(rx_is_ack), .is_read_resp(rx_is_rresp), .syndrome(p_syn), .psn(p_psn),
+    .in_flight(q_sq_ci[pq] != q_done[pq]), .oldest_op(o_op[old_pq]), .oldest_first(o_first[old_pq]),
+    .oldest_last(o_last[old_pq]), .oldest_got(q_out_got[pq]),
+    .accept(comp_accept), .ack_status(comp_ack_status));
+
   // The responder's checks on a request packet (rnic_resp_check.sv).
   rnic_pkg::resp_act_t resp_act;
   rnic_pkg::aeth_t     resp_nak_syndrome;
@@ -675,15 +684,6 @@ module rnic_engine #(
   // PSNs a READ of wq_total bytes takes: one per response packet, at least one.
   logic [23:0] rd_pkts;
   assign rd_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
-
-  // Status code for a NAK syndrome.
-  function automatic logic [7:0] nak_status(input logic [7:0] syn);
-    unique case (syn)
-      rnic_pkg::AETH_NAK_REMOTE_ACCESS: nak_status = rnic_pkg::CQE_STATUS_REMOTE_ACCESS;
-      rnic_pkg::AETH_NAK_PSN_SEQUENCE:  nak_status = rnic_pkg::CQE_STATUS_TRANSPORT;
-      default:                          nak_status = rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-    endcase
-  endfunction
 
   // A WQE that fails a local check completes with `status`. While WQEs of
   // its QP are in flight it is held like a fenced WQE, so its error
@@ -1101,11 +1101,7 @@ module rnic_engine #(
           end else if (rx_is_ack || rx_is_rresp) begin
             // Requester side: for the oldest WQE in flight, in PSN order. An
             // ACK names its last PSN; a NAK may name any of its packets.
-            if (q_sq_ci[pq] == q_done[pq] || o_op[old_pq] == rnic_pkg::OP_BIND ||
-                (rx_is_ack && p_syn.kind != rnic_pkg::AETH_KIND_NAK &&
-                 (o_op[old_pq] == rnic_pkg::OP_RDMA_READ || p_psn != o_last[old_pq])) ||
-                (rx_is_rresp && (o_op[old_pq] != rnic_pkg::OP_RDMA_READ ||
-                                 p_psn != o_first[old_pq] + 24'(q_out_got[pq] >> $clog2(rnic_pkg::MTU))))) begin
+            if (!comp_accept) begin
               ev_rx_drop <= 1'b1;
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
@@ -1114,13 +1110,8 @@ module rnic_engine #(
               rxb_release <= 1'b1;
               rx_held <= 1'b0;
               cqe_cq <= pq_scq; cqe_recv <= 1'b0; cqe_len <= o_len[old_pq];
-              if (p_syn.kind == rnic_pkg::AETH_KIND_ACK) begin
-                cqe_status <= rnic_pkg::CQE_STATUS_SUCCESS;
-                err_status <= rnic_pkg::CQE_STATUS_SUCCESS;
-              end else begin
-                cqe_status <= nak_status(p_syn);
-                err_status <= nak_status(p_syn);
-              end
+              cqe_status <= comp_ack_status;
+              err_status <= comp_ack_status;
               q_done[pq] <= q_done[pq] + 16'd1;
               q_out_got[pq] <= 32'd0;
               if (q_done[pq] + 16'd1 == q_sq_ci[pq]) q_fenced[pq] <= 1'b0;

@@ -1,0 +1,588 @@
+// rnic_resp_check against its contract (the header of rtl/rnic_resp_check.sv,
+// rnic.toml's RESP_ACT, AETH and CQE_STATUS; docs/wire-format.md for the
+// status that goes with each NAK).
+//
+//   tb_rtl_resp_check TEST... | all   runs the named tests
+//   tb_rtl_resp_check --list          prints every test name, one a line
+//                                     (CMake registers one CTest per line)
+//
+// The unit has no clock: every evaluation sets all inputs, calls eval() and
+// compares act (always) and the NAK's syndrome and status (when act is NAK)
+// with the model of its contract (resp_model.h, resp_harness.h); the tests
+// below also state, by hand, what the contract says of each case, the
+// inputs a rule does not read set at random:
+//
+//   sequence              is_request 0 or psn_expected 0 drops every kind of
+//                         packet (WRITE FIRST/MIDDLE/LAST/ONLY, READ, SEND
+//                         FIRST/MIDDLE/LAST/ONLY, none of them) on any QP,
+//                         including packets every later rule would refuse
+//   write_first           WRITE FIRST and ONLY: not allowed NAK REMOTE_ACCESS
+//                         (whatever the lengths); length 0 with payload NAK
+//                         INVALID_REQUEST; length 0 without WRITE_EMPTY;
+//                         length 1 to 2^32-1 (and 2^16, whose low half is 0)
+//                         RKEY, the payload and write_left not compared
+//   read                  not allowed NAK REMOTE_ACCESS; length 0 READ_EMPTY
+//                         (payload or not); length > 0 RKEY; FIRST/LAST and
+//                         allow_write play no part
+//   write_middle_last     payload one more than write_left NAK; a LAST one
+//                         short or one over NAK; a MIDDLE with payload equal
+//                         to write_left RKEY, below it RKEY; payload 0
+//                         PLACE_NONE (a LAST only when nothing is left);
+//                         write_left 2^16 and 2^32-1 against a 16-bit
+//                         payload; allow_write not read
+//   send                  FIRST/ONLY with a message open and MIDDLE/LAST
+//                         without one NAK INVALID_REQUEST (RECV or not); no
+//                         RECV posted NAK REMOTE_OPERATIONAL; RECV held
+//                         SEND_HELD, else SEND_FETCH
+//   other_request         a request that is no WRITE, READ or SEND: NAK
+//                         INVALID_REQUEST, whatever else is set
+//   priority              two rules at once, the earlier wins: sequence over
+//                         every refusal; not allowed over length 0 (WRITE
+//                         and READ); a SEND out of order over no RECV; a
+//                         LAST's NAK over PLACE_NONE; the kinds in the
+//                         header's order when the flags name two
+//   exhaustive            all 4,096 combinations of the 12 one-bit inputs
+//                         against 16 (reth_len, payload_len, write_left)
+//                         triples at the edges (0, 1, equal, one more, one
+//                         less, 2^16, 0xFFFF, 0xFFFFFFFF); every rule's
+//                         every outcome reached
+//   random_run            300,000 evaluations, kinds and lengths mostly at
+//                         the rules' edges, now and then every bit random;
+//                         every outcome reached many times
+//
+// Each test prints its seed; RTL_UNIT_SEED=N replays another.
+#include <cstdio>
+
+#include "resp_harness.h"
+#include "rnic_check.h"
+#include "unit_bench.h"
+
+namespace {
+
+uint64_t seed(uint64_t fixed) { return unit_seed(fixed); }
+
+constexpr unsigned kDrop = RNIC_RESP_ACT_DROP, kNak = RNIC_RESP_ACT_NAK, kWriteEmpty = RNIC_RESP_ACT_WRITE_EMPTY,
+                   kRkey = RNIC_RESP_ACT_RKEY, kReadEmpty = RNIC_RESP_ACT_READ_EMPTY,
+                   kPlaceNone = RNIC_RESP_ACT_PLACE_NONE, kSendHeld = RNIC_RESP_ACT_SEND_HELD,
+                   kSendFetch = RNIC_RESP_ACT_SEND_FETCH;
+constexpr unsigned kInvalid = RNIC_AETH_NAK_INVALID_REQUEST, kAccess = RNIC_AETH_NAK_REMOTE_ACCESS,
+                   kOperational = RNIC_AETH_NAK_REMOTE_OPERATIONAL;
+constexpr unsigned kStAccess = RNIC_CQE_STATUS_REMOTE_ACCESS, kStOperation = RNIC_CQE_STATUS_REMOTE_OPERATION;
+
+// The kinds of request packet: which of is_write / is_read / is_send and
+// FIRST / LAST. Other: a request that is none of the three.
+enum class Kind {
+    WriteFirst, WriteMiddle, WriteLast, WriteOnly, Read,
+    SendFirst, SendMiddle, SendLast, SendOnly, Other, Count
+};
+constexpr unsigned kNumKinds = static_cast<unsigned>(Kind::Count);
+const char *kind_name(Kind k) {
+    static const char *const names[] = {"WRITE FIRST", "WRITE MIDDLE", "WRITE LAST", "WRITE ONLY", "READ",
+                                        "SEND FIRST",  "SEND MIDDLE",  "SEND LAST",  "SEND ONLY",  "other"};
+    return names[static_cast<unsigned>(k)];
+}
+Kind kind_at(unsigned i) { return static_cast<Kind>(i % kNumKinds); }
+
+// An edge-biased 32-bit length, and one of 16 bits.
+uint32_t len32(Rng &r) {
+    switch (r.range(0, 7)) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return 0xFFFFFFFFu;
+    case 3: return 0x10000u;
+    case 4: return 0xFFFFu;
+    case 5: return r.range(2, 4096);
+    default: return r.u32();
+    }
+}
+uint16_t len16(Rng &r) {
+    switch (r.range(0, 5)) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return 0xFFFF;
+    case 3: return static_cast<uint16_t>(r.range(2, 4096));
+    default: return static_cast<uint16_t>(r.u32());
+    }
+}
+
+// A request of kind k, in sequence, every other input random.
+RespIn packet(Rng &r, Kind k) {
+    RespIn in;
+    resp_set_bits(in, r.range(0, (1u << kNumBits) - 1));
+    in.reth_len = len32(r);
+    in.payload_len = len16(r);
+    in.write_left = len32(r);
+    in.is_request = true;
+    in.psn_expected = true;
+    in.is_write = k == Kind::WriteFirst || k == Kind::WriteMiddle || k == Kind::WriteLast || k == Kind::WriteOnly;
+    in.is_read = k == Kind::Read;
+    in.is_send = k == Kind::SendFirst || k == Kind::SendMiddle || k == Kind::SendLast || k == Kind::SendOnly;
+    switch (k) {
+    case Kind::WriteFirst: case Kind::SendFirst: in.first = true; in.last = false; break;
+    case Kind::WriteMiddle: case Kind::SendMiddle: in.first = false; in.last = false; break;
+    case Kind::WriteLast: case Kind::SendLast: in.first = false; in.last = true; break;
+    case Kind::WriteOnly: case Kind::SendOnly: in.first = true; in.last = true; break;
+    default: break;   // READ and other: FIRST and LAST random
+    }
+    return in;
+}
+
+// The unit's answer for `in`, against the model (the harness) and by hand.
+void expect(RespHarness &h, const RespIn &in, unsigned act) {
+    const RespOut o = h.eval(in);
+    CHECK_EQ(o.act, act);
+}
+void expect_nak(RespHarness &h, const RespIn &in, unsigned syndrome, unsigned status) {
+    const RespOut o = h.eval(in);
+    CHECK_EQ(o.act, kNak);
+    if (o.act == kNak) {
+        CHECK_EQ(o.syndrome, syndrome);
+        CHECK_EQ(o.status, status);
+    }
+}
+
+// Every outcome of every rule reached at least `min` times.
+void check_reached(const RespHarness &h, uint64_t min) {
+    for (unsigned w = 0; w < kNumWhy; w++) {
+        const uint64_t n = h.stats().why[w];
+        if (!rnic_check_record(n >= min))
+            std::fprintf(stderr, "outcome \"%s\" reached %llu times, expected at least %llu\n",
+                         resp_why_name(static_cast<RespWhy>(w)), static_cast<unsigned long long>(n),
+                         static_cast<unsigned long long>(min));
+    }
+}
+
+void print_stats(const char *test, const RespHarness &h) {
+    const RespStats &s = h.stats();
+    std::printf("%s: %llu evaluations, %llu output fields compared; by rule (those reached):", test,
+                static_cast<unsigned long long>(s.evals), static_cast<unsigned long long>(s.compared));
+    const char *sep = " ";
+    for (unsigned w = 0; w < kNumWhy; w++) {
+        if (!s.why[w])
+            continue;
+        std::printf("%s%s %llu", sep, resp_why_name(static_cast<RespWhy>(w)),
+                    static_cast<unsigned long long>(s.why[w]));
+        sep = ", ";
+    }
+    std::printf("\n");
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ tests
+
+UNIT_TEST(sequence) {
+    RespHarness h(seed(0x5E01));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++) {
+        const int before = rnic_check_failures();
+        for (int i = 0; i < 300; i++) {
+            // PSN not expected: dropped, whatever the QP and the lengths.
+            RespIn in = packet(r, kind_at(k));
+            in.psn_expected = false;
+            expect(h, in, kDrop);
+            // Not a request: dropped, PSN expected or not.
+            in = packet(r, kind_at(k));
+            in.is_request = false;
+            in.psn_expected = r.percent(50);
+            expect(h, in, kDrop);
+        }
+        // Packets every later rule refuses, out of sequence: dropped.
+        RespIn in = packet(r, kind_at(k));
+        in.allow_write = in.allow_read = false;
+        in.reth_len = 0;
+        in.payload_len = 1;
+        in.write_left = 0;
+        in.send_open = in.first;
+        in.recv_posted = false;
+        RespIn nak = in;
+        expect(h, nak, kNak);   // in sequence: refused (each kind by its own rule)
+        in.psn_expected = false;
+        expect(h, in, kDrop);
+        in.psn_expected = true;
+        in.is_request = false;
+        expect(h, in, kDrop);
+        in.psn_expected = false;
+        expect(h, in, kDrop);
+        if (rnic_check_failures() != before)
+            std::fprintf(stderr, "sequence: %s failed\n", kind_name(kind_at(k)));
+    }
+    // Not a request, every other one-bit input in every combination.
+    for (unsigned bits = 0; bits < (1u << kNumBits) && !unit_stop(failures); bits++) {
+        RespIn in;
+        resp_set_bits(in, bits & ~(1u << kBitIsRequest));
+        in.reth_len = len32(r);
+        in.payload_len = len16(r);
+        in.write_left = len32(r);
+        expect(h, in, kDrop);
+    }
+    // In sequence and a request: never dropped.
+    for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++)
+        for (int i = 0; i < 100; i++) {
+            const RespOut o = h.eval(packet(r, kind_at(k)));
+            CHECK(o.act != kDrop);
+        }
+    print_stats("sequence", h);
+}
+
+UNIT_TEST(write_first) {
+    RespHarness h(seed(0x5E02));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    const uint32_t lens[] = {0, 1, 2, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu};
+    const uint16_t payloads[] = {0, 1, 0xFFFF};
+    for (Kind k : {Kind::WriteFirst, Kind::WriteOnly}) {
+        for (int i = 0; i < 40 && !unit_stop(failures); i++) {
+            for (uint32_t len : lens) {
+                for (uint16_t pay : payloads) {
+                    RespIn in = packet(r, k);
+                    in.reth_len = len;
+                    in.payload_len = pay;
+                    // Not allowed: REMOTE_ACCESS, whatever the lengths.
+                    in.allow_write = false;
+                    expect_nak(h, in, kAccess, kStAccess);
+                    in.allow_write = true;
+                    if (len == 0 && pay != 0)
+                        expect_nak(h, in, kInvalid, kStOperation);   // length 0 with payload
+                    else if (len == 0)
+                        expect(h, in, kWriteEmpty);                   // names no memory, no key checked
+                    else
+                        expect(h, in, kRkey);                         // payload against length not judged here
+                }
+            }
+        }
+        // The same with the other inputs at their extremes: not read.
+        for (unsigned other = 0; other < 32; other++) {
+            RespIn in = packet(r, k);
+            in.allow_read = other & 1;
+            in.send_open = other & 2;
+            in.recv_posted = other & 4;
+            in.recv_held = other & 8;
+            in.write_left = (other & 16) ? 0xFFFFFFFFu : 0;
+            in.allow_write = true;
+            in.reth_len = 0;
+            in.payload_len = 0;
+            expect(h, in, kWriteEmpty);
+            in.payload_len = 1;
+            expect_nak(h, in, kInvalid, kStOperation);
+            in.reth_len = 1;
+            expect(h, in, kRkey);
+            in.payload_len = 0;
+            expect(h, in, kRkey);   // a FIRST with a length and no payload still checks the key
+            in.allow_write = false;
+            expect_nak(h, in, kAccess, kStAccess);
+        }
+    }
+    print_stats("write_first", h);
+}
+
+UNIT_TEST(read) {
+    RespHarness h(seed(0x5E03));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    const uint32_t lens[] = {0, 1, 2, 0xFFFF, 0x10000, 0x80000000u, 0xFFFFFFFFu};
+    for (int i = 0; i < 100 && !unit_stop(failures); i++) {
+        for (uint32_t len : lens) {
+            for (unsigned fl = 0; fl < 4; fl++) {
+                RespIn in = packet(r, Kind::Read);
+                in.reth_len = len;
+                in.first = fl & 1;
+                in.last = fl & 2;
+                in.allow_read = false;
+                expect_nak(h, in, kAccess, kStAccess);
+                in.allow_write = !in.allow_write;   // the other permission plays no part
+                expect_nak(h, in, kAccess, kStAccess);
+                in.allow_read = true;
+                expect(h, in, len == 0 ? kReadEmpty : kRkey);
+                in.payload_len = len16(r);          // nor does a payload
+                expect(h, in, len == 0 ? kReadEmpty : kRkey);
+            }
+        }
+    }
+    print_stats("read", h);
+}
+
+UNIT_TEST(write_middle_last) {
+    RespHarness h(seed(0x5E04));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    struct Case {
+        uint16_t payload;
+        uint32_t left;
+        unsigned middle, last;   // the act; kNak: NAK INVALID_REQUEST
+    };
+    const Case cases[] = {
+        {1, 0, kNak, kNak},                          // one more than left
+        {2, 1, kNak, kNak},
+        {0xFFFF, 0xFFFE, kNak, kNak},
+        {1, 1, kRkey, kRkey},                        // equal
+        {0xFFFF, 0xFFFF, kRkey, kRkey},
+        {1, 2, kRkey, kNak},                         // one short: a LAST that does not end it
+        {0xFFFE, 0xFFFF, kRkey, kNak},
+        {0xFFFF, 0x10000, kRkey, kNak},
+        {0xFFFF, 0x1FFFF, kRkey, kNak},              // equal in the low 16 bits
+        {0xFFFF, 0xFFFFFFFFu, kRkey, kNak},
+        {0x100, 0x10100, kRkey, kNak},
+        {0, 0, kPlaceNone, kPlaceNone},              // no payload, nothing left
+        {0, 1, kPlaceNone, kNak},                    // no payload, something left
+        {0, 0x10000, kPlaceNone, kNak},
+        {0, 0xFFFFFFFFu, kPlaceNone, kNak},
+    };
+    for (int i = 0; i < 60 && !unit_stop(failures); i++) {
+        for (const Case &c : cases) {
+            for (Kind k : {Kind::WriteMiddle, Kind::WriteLast}) {
+                RespIn in = packet(r, k);
+                in.payload_len = c.payload;
+                in.write_left = c.left;
+                const unsigned act = k == Kind::WriteLast ? c.last : c.middle;
+                for (int allow = 0; allow < 2; allow++) {   // allow_write is a FIRST/ONLY's check only
+                    in.allow_write = allow;
+                    if (act == kNak)
+                        expect_nak(h, in, kInvalid, kStOperation);
+                    else
+                        expect(h, in, act);
+                }
+            }
+        }
+    }
+    // Random payloads around random amounts left.
+    for (int i = 0; i < 3000 && !unit_stop(failures); i++) {
+        const bool last = r.percent(50);
+        RespIn in = packet(r, last ? Kind::WriteLast : Kind::WriteMiddle);
+        in.payload_len = static_cast<uint16_t>(r.range(1, 0xFFFF));
+        const uint32_t p = in.payload_len;
+        switch (r.range(0, 3)) {
+        case 0: in.write_left = p; break;
+        case 1: in.write_left = p - 1; break;
+        case 2: in.write_left = p + 1 + r.range(0, 100000); break;
+        default: in.write_left = r.range(0, p - 1); break;
+        }
+        if (p > in.write_left || (last && p != in.write_left))
+            expect_nak(h, in, kInvalid, kStOperation);
+        else
+            expect(h, in, kRkey);
+    }
+    print_stats("write_middle_last", h);
+}
+
+UNIT_TEST(send) {
+    RespHarness h(seed(0x5E05));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        for (Kind k : {Kind::SendFirst, Kind::SendMiddle, Kind::SendLast, Kind::SendOnly}) {
+            const bool starts = k == Kind::SendFirst || k == Kind::SendOnly;
+            for (unsigned recv = 0; recv < 4; recv++) {
+                RespIn in = packet(r, k);
+                in.recv_posted = recv & 1;
+                in.recv_held = recv & 2;
+                // FIRST/ONLY inside a message, MIDDLE/LAST outside one:
+                // refused before any RECV is looked at.
+                in.send_open = starts;
+                expect_nak(h, in, kInvalid, kStOperation);
+                in.send_open = !starts;
+                if (!in.recv_posted)
+                    expect_nak(h, in, kOperational, kStOperation);
+                else
+                    expect(h, in, in.recv_held ? kSendHeld : kSendFetch);
+            }
+        }
+    }
+    print_stats("send", h);
+}
+
+UNIT_TEST(other_request) {
+    RespHarness h(seed(0x5E06));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // Every combination of the one-bit inputs that is a request in sequence
+    // naming no WRITE, READ or SEND.
+    for (unsigned bits = 0; bits < (1u << kNumBits) && !unit_stop(failures); bits++) {
+        RespIn in;
+        resp_set_bits(in, bits);
+        in.is_request = in.psn_expected = true;
+        in.is_write = in.is_read = in.is_send = false;
+        in.reth_len = len32(r);
+        in.payload_len = len16(r);
+        in.write_left = len32(r);
+        expect_nak(h, in, kInvalid, kStOperation);
+    }
+    print_stats("other_request", h);
+}
+
+UNIT_TEST(priority) {
+    RespHarness h(seed(0x5E07));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        // WRITE FIRST/ONLY not allowed and length 0 (with or without
+        // payload): REMOTE_ACCESS, not INVALID_REQUEST or WRITE_EMPTY.
+        for (Kind k : {Kind::WriteFirst, Kind::WriteOnly}) {
+            RespIn in = packet(r, k);
+            in.allow_write = false;
+            in.reth_len = 0;
+            in.payload_len = 1;
+            expect_nak(h, in, kAccess, kStAccess);
+            in.payload_len = 0;
+            expect_nak(h, in, kAccess, kStAccess);
+        }
+        // READ not allowed and length 0: REMOTE_ACCESS, not READ_EMPTY.
+        RespIn in = packet(r, Kind::Read);
+        in.allow_read = false;
+        in.reth_len = 0;
+        expect_nak(h, in, kAccess, kStAccess);
+        // A SEND out of order and no RECV: INVALID_REQUEST, not REMOTE_OPERATIONAL.
+        for (Kind k : {Kind::SendFirst, Kind::SendMiddle, Kind::SendLast, Kind::SendOnly}) {
+            in = packet(r, k);
+            in.send_open = in.first;
+            in.recv_posted = false;
+            expect_nak(h, in, kInvalid, kStOperation);
+        }
+        // A LAST without payload that does not end the message: the NAK, not PLACE_NONE.
+        in = packet(r, Kind::WriteLast);
+        in.payload_len = 0;
+        in.write_left = r.range(1, 0xFFFFFFFFu);
+        expect_nak(h, in, kInvalid, kStOperation);
+        // Every refusal above, out of sequence or not a request: dropped.
+        for (unsigned k = 0; k < kNumKinds; k++) {
+            in = packet(r, kind_at(k));
+            in.allow_write = in.allow_read = false;
+            in.reth_len = 0;
+            in.payload_len = 1;
+            in.write_left = 0;
+            in.send_open = in.first;
+            in.recv_posted = false;
+            in.psn_expected = false;
+            expect(h, in, kDrop);
+            in.psn_expected = true;
+            in.is_request = false;
+            expect(h, in, kDrop);
+        }
+    }
+    // Flags naming two kinds: the header's order decides (WRITE FIRST/ONLY,
+    // READ, WRITE MIDDLE/LAST, SEND).
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        // WRITE FIRST over READ: a READ refusal does not apply.
+        RespIn in = packet(r, Kind::WriteFirst);
+        in.last = r.percent(50);
+        in.is_read = true;
+        in.allow_write = true;
+        in.allow_read = false;
+        in.reth_len = r.range(1, 0xFFFFFFFFu);
+        expect(h, in, kRkey);
+        // READ over WRITE MIDDLE/LAST: a length-0 READ, whatever write_left says.
+        in = packet(r, Kind::WriteLast);
+        in.is_read = true;
+        in.allow_read = true;
+        in.reth_len = 0;
+        in.payload_len = 1;
+        in.write_left = 0;
+        expect(h, in, kReadEmpty);
+        // WRITE MIDDLE/LAST over SEND: PLACE_NONE with no RECV and the SEND out of order.
+        in = packet(r, Kind::WriteMiddle);
+        in.is_send = true;
+        in.payload_len = 0;
+        in.send_open = false;
+        in.recv_posted = false;
+        expect(h, in, kPlaceNone);
+        // READ over SEND.
+        in = packet(r, Kind::Read);
+        in.is_send = true;
+        in.allow_read = true;
+        in.reth_len = r.range(1, 0xFFFFFFFFu);
+        in.recv_posted = false;
+        expect(h, in, kRkey);
+    }
+    print_stats("priority", h);
+}
+
+UNIT_TEST(exhaustive) {
+    RespHarness h(seed(0x5E08));
+    struct Triple {
+        uint32_t reth_len;
+        uint16_t payload_len;
+        uint32_t write_left;
+    };
+    const Triple triples[] = {
+        {0, 0, 0},
+        {0, 1, 0},                         // length 0 with payload; payload one more than left
+        {0, 1, 1},                         // payload equal to left
+        {0, 0xFFFF, 0xFFFFFFFFu},          // length 0 with the most payload; left far more
+        {1, 0, 1},                         // no payload, one byte left
+        {1, 1, 1},
+        {1, 2, 1},                         // one more than left
+        {1, 1, 2},                         // one short
+        {2, 1, 0},
+        {0x10000, 0, 0x10000},             // low 16 bits 0: not length 0, not nothing left
+        {0x10000, 0xFFFF, 0x10000},        // one short at the 16-bit edge
+        {0xFFFF, 0xFFFF, 0xFFFF},          // equal at the most payload
+        {0xFFFFFFFFu, 0xFFFF, 0xFFFE},     // one more
+        {0xFFFFFFFFu, 0xFFFF, 0x1FFFF},    // equal in the low 16 bits only
+        {0xFFFFFFFFu, 0, 0xFFFFFFFFu},
+        {0x80000000u, 0xFFFF, 0xFFFFFFFFu},
+    };
+    const int failures = rnic_check_failures();
+    unsigned triples_done = 0;
+    for (const Triple &t : triples) {
+        if (unit_stop(failures))
+            break;
+        for (unsigned bits = 0; bits < (1u << kNumBits); bits++) {
+            RespIn in;
+            resp_set_bits(in, bits);
+            in.reth_len = t.reth_len;
+            in.payload_len = t.payload_len;
+            in.write_left = t.write_left;
+            h.eval(in);
+        }
+        ++triples_done;
+    }
+    print_stats("exhaustive", h);
+    CHECK_EQ(triples_done, sizeof triples / sizeof triples[0]);
+    CHECK_EQ(h.stats().evals, (sizeof triples / sizeof triples[0]) << kNumBits);
+    check_reached(h, 16);
+}
+
+UNIT_TEST(random_run) {
+    RespHarness h(seed(0x5E0FF));
+    Rng &r = h.rng();
+    const uint64_t kEvals = 300000;
+    const int failures = rnic_check_failures();
+    while (h.stats().evals < kEvals && !unit_stop(failures)) {
+        RespIn in;
+        if (r.percent(10)) {
+            // Every bit random.
+            resp_set_bits(in, r.range(0, (1u << kNumBits) - 1));
+            in.reth_len = r.u32();
+            in.payload_len = static_cast<uint16_t>(r.u32());
+            in.write_left = r.u32();
+        } else {
+            // One kind, mostly in sequence; lengths at the rules' edges.
+            in = packet(r, kind_at(r.range(0, kNumKinds - 1)));
+            if (r.percent(5))
+                in.psn_expected = false;
+            if (r.percent(3))
+                in.is_request = false;
+            in.allow_write = r.percent(85);
+            in.allow_read = r.percent(85);
+            in.recv_posted = r.percent(85);
+            if (r.percent(70))
+                in.send_open = !in.first;   // in order
+            if (r.percent(30))
+                in.reth_len = 0;
+            const uint32_t p = in.payload_len;
+            switch (r.range(0, 7)) {
+            case 0: case 1: in.write_left = p; break;
+            case 2: in.write_left = p + 1; break;
+            case 3: in.write_left = p ? p - 1 : 0; break;
+            case 4: in.write_left = p + r.range(2, 1u << 20); break;
+            case 5: in.payload_len = 0; break;
+            default: break;
+            }
+        }
+        h.eval(in);
+    }
+    print_stats("random_run", h);
+    CHECK(h.stats().evals >= kEvals);
+    check_reached(h, 1000);
+}

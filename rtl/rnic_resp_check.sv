@@ -5,7 +5,10 @@
 // engine does next (rnic_pkg::RESP_ACT_*), and for a refusal the NAK's
 // syndrome and the status that moves the QP to ERROR.
 //
-// In order, the first that applies wins:
+// In order, the first that applies wins (a NAK's status is the NAK table's
+// of docs/wire-format.md: REMOTE_ACCESS for REMOTE_ACCESS, REMOTE_OPERATION
+// for INVALID_REQUEST and REMOTE_OPERATIONAL):
+//   not a request (is_request low): dropped.
 //   sequence   a request whose PSN is not the one expected is dropped (no
 //              duplicate detection or sequence NAK yet: issue 11).
 //   WRITE FIRST/ONLY  not allowed on the QP: NAK REMOTE_ACCESS; length 0 with

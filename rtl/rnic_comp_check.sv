@@ -9,7 +9,10 @@
 //          the PSN after those already received (one per MTU of data);
 //   nothing answers a BIND (it is local) or a QP with nothing in flight.
 // Anything else is dropped: no cumulative ACK, duplicate or sequence NAK
-// handling yet (issue 11 puts them here).
+// handling yet (issue 11 puts them here). An RNR NAK, and any AETH kind
+// but ACK and NAK, is taken by the ACK's PSN rule and completes with
+// REMOTE_OPERATION: this NIC never sends one (it NAKs a SEND without a
+// RECV as REMOTE_OPERATIONAL), and RNR retry is issue 11's.
 //
 // An ACK's completion status: SUCCESS, or the NAK's reason.
 // Combinational; the engine reads it in S_RX_PARSE.

@@ -159,24 +159,11 @@ static int option_fits(const char *opts, const char *key, char *out, size_t len)
     return 0;
 }
 
-/* The index a canonical "rnicN" names (as the platform spells them), or -1. */
-static long nic_index(const char *name) {
-    if (strncmp(name, "rnic", 4) != 0 || name[4] < '0' || name[4] > '9' || (name[4] == '0' && name[5]))
-        return -1;
-    long n = 0;
-    for (const char *p = name + 4; *p; p++) {
-        if (*p < '0' || *p > '9' || n > 1000000)
-            return -1;
-        n = n * 10 + (*p - '0');
-    }
-    return n;
-}
-
 /* The platform answers -1 both for a name it cannot parse and for an index
  * past its fabric; only its NIC count tells the user which to fix. */
 static void no_such_nic(const char *name) {
     const unsigned n = rnic_sim_num_nics();   /* 0 until the fabric is built */
-    const long idx = nic_index(name);
+    const long idx = rnic_sim_name_index(name);
     if (n == 0 || idx < 0)
         rnic_open_fail("no such NIC: the simulated platform has no NIC named %.64s (its NICs are rnic0, rnic1, ...)",
                        name);

@@ -98,6 +98,9 @@ void rnic_sim_close(rnic_sim_dev *dev);
 /* Index of the NIC in the fabric (0 for rnic0). */
 unsigned rnic_sim_index(const rnic_sim_dev *dev);
 unsigned rnic_sim_num_nics(void);
+/* The index a NIC name gives in the platform's own spelling ("rnic1", not
+ * "rnic01"), or -1 for a name the platform does not parse. */
+long rnic_sim_name_index(const char *name);
 
 /* BAR0 access, aligned 32-bit. Each access takes one fabric cycle. */
 uint32_t rnic_sim_bar_read32(rnic_sim_dev *dev, uint32_t offset);

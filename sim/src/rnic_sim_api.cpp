@@ -98,6 +98,11 @@ int rnic_sim_mode(void) {
 int rnic_sim_go_freerun(void) { return Runtime::get().request_freerun(); }
 
 unsigned rnic_sim_index(const rnic_sim_dev *dev) { return dev ? dev->index : 0; }
+long rnic_sim_name_index(const char *name) {
+    unsigned long idx;
+    return parse_name(name, &idx) && idx <= 1000000ul ? static_cast<long>(idx) : -1;
+}
+
 unsigned rnic_sim_num_nics(void) {
     Runtime &rt = Runtime::get();
     Runtime::Access a(rt);

@@ -135,11 +135,8 @@ module rnic_qp_config #(
     db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
   end
 
-  logic [NUM_QP-1:0] init_now;   // an INIT command for QP i this cycle
-  always_comb begin
-    init_now = '0;
-    if (cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_INIT)) init_now[cmd_sel] = 1'b1;
-  end
+  logic err_qp_init;   // an INIT command for the QP the engine moves to ERROR, this cycle
+  assign err_qp_init = cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_INIT) && cmd_sel == err_qp;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -180,7 +177,7 @@ module rnic_qp_config #(
         q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR);
         // An INIT in the same cycle clears the old status: the error's
         // status is then the first, or the QP would be in ERROR with none.
-        if (q_err[err_qp] == 8'd0 || init_now[err_qp]) q_err[err_qp] <= err_status;
+        if (q_err[err_qp] == 8'd0 || err_qp_init) q_err[err_qp] <= err_status;
       end
     end
   end

@@ -13,6 +13,7 @@
 `ifndef SYNTHESIS
 module rnic_engine_checker #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
+  parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
   localparam int unsigned QW    = $clog2(NUM_QP),
   localparam int unsigned D     = rnic_pkg::MAX_RD_ATOMIC
 ) (
@@ -59,6 +60,12 @@ module rnic_engine_checker #(
   input logic          cqe_local_refusal, // the CQE being written has status LOCAL_PROTECTION
   input logic          cqe_names_check    // ... and names the check that refused (VERDICT not OK)
 );
+  // The engine's job registers are sized by rnic_pkg (rnic_engine_types.svh).
+  initial begin
+    a_sizes: assert (NUM_QP == rnic_pkg::NUM_QP && NUM_CQ == rnic_pkg::NUM_CQ)
+      else $fatal(1, "rnic_engine: NUM_QP and NUM_CQ must be rnic_pkg's");
+  end
+
   logic no_bind_fence, no_fence;
   assign no_bind_fence = mutant == rnic_pkg::MUTANT_NO_BIND_FENCE;
   assign no_fence      = mutant == rnic_pkg::MUTANT_NO_FENCE;
@@ -171,38 +178,38 @@ module rnic_engine_checker #(
 endmodule
 
 // Every rnic_engine gets the checker; the connections are the engine's
-// events, named by its states.
-bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP)) u_checker (
+// events, named by its states (rnic_pkg::job_state_t).
+bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_checker (
   .clk, .rst_n, .mutant,
   .cur,
-  .wqe_fetched(st == S_SQ_DECODE),
-  .wqe_started(st == S_SQ_GO),
-  .req_pkt(st == S_TX && tx_started && ret_st == S_SQ_PKT_DONE),
-  .cur_bind_wait(q_bind_wait[cur]),
-  .cur_in_flight(q_sq_ci[cur] - q_done[cur]),
+  .wqe_fetched(st == rnic_pkg::S_SQ_DECODE),
+  .wqe_started(st == rnic_pkg::S_SQ_GO),
+  .req_pkt(st == rnic_pkg::S_TX && tx_started && j.ret_st == rnic_pkg::S_SQ_PKT_DONE),
+  .cur_bind_wait(cur_xs.bind_wait),
+  .cur_in_flight(cur_xs.sq_ci - cur_xs.done),
   .wqe_fence(wqe.flags.fence),
   .wqe_is_read(wqe.opcode == rnic_pkg::OP_RDMA_READ),
   .rd_below_limit(!rd_at_limit),
-  .tx_psn,
-  .tx_is_read_req(tx_opcode == rnic_pkg::BTH_READ_REQUEST),
+  .tx_psn(j.tx_psn),
+  .tx_is_read_req(j.tx_opcode == rnic_pkg::BTH_READ_REQUEST),
   .rd_pkts,
   .bind_valid,
-  .in_bind_state(st == S_BIND),
-  .bind_is_oldest(q_done[cur] == cqe_idx && o_op[{cur, cqe_idx[$clog2(rnic_pkg::MAX_RD_ATOMIC)-1:0]}] == rnic_pkg::OP_BIND),
-  .job_idle(st == S_IDLE),
-  .rkey_verdict(st == S_RX_RKEY_WAIT && rchk_rsp_valid),
+  .in_bind_state(st == rnic_pkg::S_BIND),
+  .bind_is_oldest(cur_xs.done == j.cqe_idx && cur_oldest.op == rnic_pkg::OP_BIND),
+  .job_idle(st == rnic_pkg::S_IDLE),
+  .rkey_verdict(st == rnic_pkg::S_RX_RKEY_WAIT && rchk_rsp_valid),
   .rkey_ok(32'(rchk_verdict) == 32'(rnic_pkg::PT_VERDICT_OK)),
-  .placing(st == S_RX_SCATTER),
-  .read_responding(st == S_RD_RESP_PKT),
-  .read_names_memory(total != 32'd0),
+  .placing(st == rnic_pkg::S_RX_SCATTER),
+  .read_responding(st == rnic_pkg::S_RD_RESP_PKT),
+  .read_names_memory(j.total != 32'd0),
   .payload_dma_write(w_valid && !cqe_w_valid),
   .place_needs_key(rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0)),
   .qp_cmd_valid,
   .qp_cmd_init(qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)),
   .qp_sel,
   .cqe_last_beat,
-  .cqe_recv,
-  .cqe_idx,
-  .cqe_local_refusal(cqe_status == rnic_pkg::CQE_STATUS_LOCAL_PROTECTION),
+  .cqe_recv(j.cqe_recv),
+  .cqe_idx(j.cqe_idx),
+  .cqe_local_refusal(j.cqe_status == rnic_pkg::CQE_STATUS_LOCAL_PROTECTION),
   .cqe_names_check(32'(cqe_verdict) != 32'(rnic_pkg::PT_VERDICT_OK)));
 `endif

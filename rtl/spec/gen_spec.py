@@ -79,6 +79,7 @@ def type_name(name):
 def load(path):
     with open(path, "rb") as f:
         spec = tomllib.load(f)
+    sv_parts = [Path(path).parent / p for p in spec.get("sv_package_parts", [])]
     params = {k: v["value"] for k, v in spec["params"].items()}
     regs = spec.get("reg", [])
     seen = {}
@@ -201,7 +202,7 @@ def load(path):
     for k, v in consts:
         if v["value"].bit_length() > v["width"]:
             die(f"wire {k}: {v['value']} does not fit in {v['width']} bits")
-    return {"spec": spec, "params": params, "regs": regs, "enums": enums, "structs": structs,
+    return {"spec": spec, "sv_parts": sv_parts, "params": params, "regs": regs, "enums": enums, "structs": structs,
             "wire_doc": wire.get("doc", ""), "wire": consts}
 
 
@@ -761,6 +762,10 @@ def gen_sv(m):
             out += sv_struct(st, view, enums, structs)
         out.append("")
     out += sv_regblock_types(regs)
+    for part in m["sv_parts"]:
+        out.append(f"  // ---- {part.name}, copied in whole (rnic.toml's sv_package_parts)")
+        out += part.read_text().rstrip("\n").split("\n")
+        out.append("")
     out.append("endpackage")
     out.append("/* verilator lint_on UNUSEDPARAM */")
     text = "\n".join(out) + "\n"

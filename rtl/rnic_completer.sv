@@ -1,0 +1,251 @@
+// The completer: what ends a send-queue WQE, in rxe_comp.c's manner, and
+// the CQEs of every job. WQEs in flight complete in order, the oldest first:
+// an ACK (rnic_comp_check has accepted it for the oldest) completes it with
+// the ACK's status; READ responses fill the oldest READ, its last one
+// completes it; a BIND commits as the oldest (the bind unit checks its
+// window and region, then writes the window). Unsignaled successes leave no
+// CQE; errors always do, then move the QP to ERROR (S_ERROR_QP: the context
+// store takes it from there). A QP in ERROR is flushed: its WQE in flight,
+// then every posted send and receive WQE, each with a FLUSHED CQE.
+//
+// Every CQE leaves through the CQE writer in S_CQE: a CQ that does not exist
+// or is full loses it, and the engine reports CQ_OVERFLOW.
+//
+// Combinational: given the job registers and the QP's transport state, the
+// next job registers and the writes to that state, for the states it owns
+// (and S_RX_PARSE and S_RX_AFTER for an ACK or READ response).
+module rnic_completer (
+  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
+  input  rnic_pkg::job_t       j,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  rnic_pkg::job_t       jd,
+  input  logic [rnic_pkg::QP_IDX_W-1:0] q,        // the job's QP (the frame's, in S_RX_PARSE)
+  input  rnic_pkg::qp_xs_t     x,          // ... its transport state
+  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
+  input  rnic_pkg::flight_t    oldest,     // ... its oldest WQE in flight
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [63:0]                 sq_base,    // ... its rings
+  input  logic [3:0]                  sq_log,
+  input  logic [15:0]                 sq_pi,
+  input  logic [63:0]                 rq_base,
+  input  logic [3:0]                  rq_log,
+  input  logic [rnic_pkg::CQ_IDX_W-1:0] scq,
+  input  logic [rnic_pkg::CQ_IDX_W-1:0] rcq,
+  // The frame in the receive buffer, an ACK or a READ response.
+  input  logic                        rx_is_ack,
+  input  logic                        rx_last,
+  input  logic [15:0]                 p_plen,
+  input  logic                        comp_accept,
+  input  logic [7:0]                  comp_ack_status,
+  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
+  input  rnic_pkg::wqe_t              wqe,        // the WQE in wq
+  /* verilator lint_on UNUSEDSIGNAL */
+  // The CQE writer and the bind unit.
+  input  logic                        cqe_done,
+  input  logic                        cqe_overflow,
+  input  logic                        bu_done,
+  input  logic                        bu_ok,
+  input  logic [23:0]                 bind_index,
+  input  logic [7:0]                  bind_key,
+
+  output rnic_pkg::job_t       jn,
+  output rnic_pkg::qp_xs_we_t  xs_we,
+  output rnic_pkg::qp_xs_t     xs
+);
+  logic       wq_holds_oldest;   // wq still holds q's oldest WQE in flight, whole
+  logic       complete_oldest;   // q's oldest in flight is done (its CQE, if any, next)
+  logic       bind_fail;         // the BIND fails with bind_status
+  logic [7:0] bind_status;
+  always_comb begin
+    wq_holds_oldest = j.wq_held && !j.wq_held_recv && j.wq_held_qp == q && j.wq_held_idx == x.done;
+
+    jn = jd;
+    xs_we = '0;
+    xs = x;
+    complete_oldest = 1'b0;
+    bind_fail = 1'b0;
+    bind_status = rnic_pkg::CQE_STATUS_SUCCESS;
+    unique case (j.st)
+      // For the oldest WQE in flight, in PSN order: an ACK names its last
+      // PSN; a NAK may name any of its packets.
+      rnic_pkg::S_RX_PARSE: begin
+        if (!comp_accept) begin
+          jn.ev_rx_drop = 1'b1;
+          jn.rxb_release = 1'b1;
+          jn.rx_held = 1'b0;
+          jn.st = rnic_pkg::S_IDLE;
+        end else if (rx_is_ack) begin
+          // Its CQE needs the WQE's opcode and wr_id again: a short fetch.
+          jn.rxb_release = 1'b1;
+          jn.rx_held = 1'b0;
+          jn.cqe_cq = scq; jn.cqe_recv = 1'b0; jn.cqe_len = oldest.len;
+          jn.cqe_status = comp_ack_status;
+          jn.err_status = comp_ack_status;
+          xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+          xs_we.out_got = 1'b1; xs.out_got = 32'd0;
+          if (x.done + 16'd1 == x.sq_ci) begin
+            xs_we.fenced = 1'b1; xs.fenced = 1'b0;
+          end
+          jn.fetch_n = 5'(rnic_pkg::WQE_WR_ID_WORD + 1);
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.done, sq_log);
+          jn.cqe_idx = x.done;
+          jn.ret_st = rnic_pkg::S_CQE_FETCH_DONE;
+          jn.st = rnic_pkg::S_FETCH_REQ;
+        end else if (wq_holds_oldest) begin
+          jn.fetch_err = 1'b0;   // its READ WQE is still in wq
+          jn.st = rnic_pkg::S_RX_RRESP_WQE;
+        end else begin
+          jn.fetch_n = 5'(rnic_pkg::WQE_WORDS);
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.done, sq_log);
+          jn.fetch_recv = 1'b0; jn.fetch_qp = q; jn.fetch_idx = x.done;
+          jn.ret_st = rnic_pkg::S_RX_RRESP_WQE;
+          jn.st = rnic_pkg::S_FETCH_REQ;
+        end
+      end
+
+      // A READ response: the READ WQE is in wq.
+      rnic_pkg::S_RX_RRESP_WQE: begin
+        jn.cqe_idx = x.done; jn.cqe_op = rnic_pkg::OP_RDMA_READ; jn.cqe_wrid = wqe.wr_id;
+        jn.cqe_recv = 1'b0; jn.cqe_cq = scq; jn.cqe_len = oldest.len;
+        if (j.fetch_err || 33'(x.out_got) + 33'(p_plen) > 33'(oldest.len) ||
+            (rx_last && x.out_got + 32'(p_plen) != oldest.len)) begin
+          jn.cqe_status = j.fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : rnic_pkg::CQE_STATUS_BAD_RESPONSE;
+          jn.err_status = jn.cqe_status;
+          jn.rxb_release = 1'b1;
+          jn.rx_held = 1'b0;
+          complete_oldest = 1'b1;
+          jn.after_cqe = rnic_pkg::S_ERROR_QP;
+          jn.st = rnic_pkg::S_CQE;
+        end else begin
+          xs_we.out_got = 1'b1; xs.out_got = x.out_got + 32'(p_plen);
+          jn.st = rnic_pkg::S_RX_SCATTER;
+        end
+      end
+      // Its payload is placed (or its placement failed).
+      rnic_pkg::S_RX_AFTER: begin
+        if (j.wr_fault) begin
+          jn.wr_fault = 1'b0;
+          jn.dma_fault = 1'b1;
+          jn.cqe_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
+          jn.err_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
+          complete_oldest = 1'b1;
+          jn.after_cqe = rnic_pkg::S_ERROR_QP;
+          jn.st = rnic_pkg::S_CQE;
+        end else if (rx_last) begin
+          complete_oldest = 1'b1;
+          if (x.done + 16'd1 == x.sq_ci) begin
+            xs_we.fenced = 1'b1; xs.fenced = 1'b0;
+          end
+          jn.cqe_status = rnic_pkg::CQE_STATUS_SUCCESS;
+          jn.err_status = rnic_pkg::CQE_STATUS_SUCCESS;
+          jn.after_cqe = rnic_pkg::S_IDLE;
+          jn.st = wqe.flags.signaled ? rnic_pkg::S_CQE : rnic_pkg::S_IDLE;
+        end else begin
+          jn.st = rnic_pkg::S_IDLE;
+        end
+      end
+
+      // An ACK's WQE words are in wq.
+      rnic_pkg::S_CQE_FETCH_DONE: begin
+        jn.cqe_op = wqe.opcode; jn.cqe_wrid = wqe.wr_id;
+        if (j.fetch_err) jn.cqe_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
+        jn.after_cqe = (j.cqe_status == rnic_pkg::CQE_STATUS_SUCCESS && !j.fetch_err) ? rnic_pkg::S_IDLE
+                                                                                      : rnic_pkg::S_ERROR_QP;
+        jn.err_status = j.fetch_err ? rnic_pkg::CQE_STATUS_DMA_FAULT : j.cqe_status;
+        // Unsignaled successes leave no CQE; errors always do.
+        jn.st = (j.cqe_status != rnic_pkg::CQE_STATUS_SUCCESS || j.fetch_err || wqe.flags.signaled)
+                ? rnic_pkg::S_CQE : rnic_pkg::S_IDLE;
+      end
+      // The CQE writer has the completion in cqe_*.
+      rnic_pkg::S_CQE: if (cqe_done) begin
+        if (cqe_overflow) begin
+          jn.ev_cq_overflow = 1'b1; jn.ev_queue = 8'(j.cqe_cq);
+        end else begin
+          jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_CQE_WRITTEN;
+          jn.ev_qpn = 16'(j.cur); jn.ev_arg = {24'd0, j.cqe_status, 16'd0, j.cqe_idx};
+        end
+        jn.st = j.after_cqe;
+      end
+
+      // The context store moves cur to ERROR (the engine's qp_err_set).
+      rnic_pkg::S_ERROR_QP: begin
+        jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_QP_ERROR;
+        jn.ev_qpn = 16'(j.cur); jn.ev_arg = {56'd0, j.err_status};
+        jn.st = rnic_pkg::S_IDLE;
+      end
+      // Flush: complete the WQE in flight, then every posted WQE, FLUSHED.
+      rnic_pkg::S_FLUSH_PICK: begin
+        jn.cqe_status = rnic_pkg::CQE_STATUS_FLUSHED;
+        jn.after_cqe = rnic_pkg::S_IDLE;
+        jn.fetch_n = 5'(rnic_pkg::WQE_WR_ID_WORD + 1);
+        jn.cqe_len = 32'd0;
+        if (x.sq_ci != x.done) begin
+          jn.cqe_recv = 1'b0; jn.cqe_cq = scq; jn.cqe_idx = x.done;
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.done, sq_log);
+          xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+          xs_we.out_got = 1'b1; xs.out_got = 32'd0;
+        end else if (x.sq_ci != sq_pi) begin
+          jn.cqe_recv = 1'b0; jn.cqe_cq = scq; jn.cqe_idx = x.sq_ci;
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.sq_ci, sq_log);
+          xs_we.sq_ci = 1'b1; xs.sq_ci = x.sq_ci + 16'd1;
+          xs_we.done = 1'b1; xs.done = x.sq_ci + 16'd1;
+        end else begin
+          jn.cqe_recv = 1'b1; jn.cqe_cq = rcq; jn.cqe_idx = x.rq_ci;
+          jn.fetch_addr = rnic_pkg::wqe_addr(rq_base, x.rq_ci, rq_log);
+          xs_we.rq_ci = 1'b1; xs.rq_ci = x.rq_ci + 16'd1;
+        end
+        jn.ret_st = rnic_pkg::S_FLUSH_FETCHED;
+        jn.st = rnic_pkg::S_FETCH_REQ;
+      end
+      rnic_pkg::S_FLUSH_FETCHED: begin
+        jn.cqe_op = j.cqe_recv ? rnic_pkg::OP_RECV : wqe.opcode;
+        jn.cqe_wrid = wqe.wr_id;
+        jn.st = rnic_pkg::S_CQE;
+      end
+
+      // The BIND at done (the oldest in flight) is in wq: the bind unit
+      // checks its window, then its region, then commits the window.
+      rnic_pkg::S_BIND_START: begin
+        jn.cqe_idx = x.done; jn.cqe_op = rnic_pkg::OP_BIND; jn.cqe_wrid = wqe.wr_id; jn.cqe_recv = 1'b0;
+        jn.cqe_cq = scq; jn.cqe_len = 32'd0;
+        if (j.fetch_err) begin
+          bind_fail = 1'b1; bind_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
+        end else begin
+          jn.st = rnic_pkg::S_BIND;
+        end
+      end
+      rnic_pkg::S_BIND: if (bu_done && !bu_ok) begin
+        // A check refused, or the window changed meanwhile.
+        bind_fail = 1'b1; bind_status = rnic_pkg::CQE_STATUS_BIND_FAILED;
+      end else if (bu_done) begin
+        jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_BIND_COMMIT;
+        jn.ev_qpn = 16'(j.cur); jn.ev_arg = {bind_index, bind_key, 16'd0, j.cqe_idx};
+        xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+        xs_we.bind_wait = 1'b1; xs.bind_wait = 1'b0;
+        if (x.done + 16'd1 == x.sq_ci) begin
+          xs_we.fenced = 1'b1; xs.fenced = 1'b0;
+        end
+        jn.cqe_status = rnic_pkg::CQE_STATUS_SUCCESS;
+        jn.err_status = rnic_pkg::CQE_STATUS_SUCCESS;
+        jn.after_cqe = rnic_pkg::S_IDLE;
+        jn.st = wqe.flags.signaled ? rnic_pkg::S_CQE : rnic_pkg::S_IDLE;
+      end
+      default: ;
+    endcase
+    // The oldest WQE in flight completes; its next READ starts from byte 0.
+    if (complete_oldest) begin
+      xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+      xs_we.out_got = 1'b1; xs.out_got = 32'd0;
+    end
+    // A BIND that fails completes with its status (always a CQE) and breaks
+    // its connection; its window is left as it was.
+    if (bind_fail) begin
+      jn.cqe_status = bind_status;
+      jn.err_status = bind_status;
+      xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+      xs_we.bind_wait = 1'b1; xs.bind_wait = 1'b0;
+      jn.after_cqe = rnic_pkg::S_ERROR_QP;
+      jn.st = rnic_pkg::S_CQE;
+    end
+  end
+endmodule

@@ -1,8 +1,8 @@
 // Each QP's configuration and state: what the driver's QP commands and
 // doorbells write, and what the engine reads to serve the QP. It is one
 // half of the QP context; the other half (ring consumer indices, PSNs, the
-// WQEs in flight, the responder's cursors) moves with the work and stays in
-// rnic_engine, which writes it on every packet.
+// WQEs in flight, the responder's cursors) moves with the work: it is
+// rnic_qp_transport's, which the engine's jobs write on every packet.
 //
 // Writers, in the order they win when they meet on one QP in one cycle:
 //   command  INIT sets the rings, CQs, PZ and flags and clears the producer

@@ -15,16 +15,17 @@
 // next job registers and the writes to that state, for the states it owns
 // (and S_RX_PARSE and S_RX_AFTER for an ACK or READ response).
 module rnic_completer (
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::job_t       j,
+  // Whole structs: a unit reads the fields it needs only.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  rnic_pkg::job_t              j,
+  input  rnic_pkg::job_t              jd,
+  input  rnic_pkg::qp_xs_t            x,           // cur's transport state
+  input  rnic_pkg::flight_t           oldest,      // ... its oldest WQE in flight
+  input  rnic_pkg::qp_xs_t            xp,          // the frame's QP's, read in S_RX_PARSE
+  input  rnic_pkg::flight_t           oldest_p,    // ... its oldest WQE in flight
   /* verilator lint_on UNUSEDSIGNAL */
-  input  rnic_pkg::job_t       jd,
   input  logic [rnic_pkg::QP_IDX_W-1:0] q,        // the job's QP (the frame's, in S_RX_PARSE)
-  input  rnic_pkg::qp_xs_t     x,          // ... its transport state
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::flight_t    oldest,     // ... its oldest WQE in flight
-  /* verilator lint_on UNUSEDSIGNAL */
-  input  logic [63:0]                 sq_base,    // ... its rings
+  input  logic [63:0]                 sq_base,    // the job's QP's rings
   input  logic [3:0]                  sq_log,
   input  logic [15:0]                 sq_pi,
   input  logic [63:0]                 rq_base,
@@ -37,8 +38,8 @@ module rnic_completer (
   input  logic [15:0]                 p_plen,
   input  logic                        comp_accept,
   input  logic [7:0]                  comp_ack_status,
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::wqe_t              wqe,        // the WQE in wq
+  /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the WQE fields it needs only
+  input  rnic_pkg::wqe_t              wqe,         // the WQE in wq
   /* verilator lint_on UNUSEDSIGNAL */
   // The CQE writer and the bind unit.
   input  logic                        cqe_done,
@@ -48,16 +49,16 @@ module rnic_completer (
   input  logic [23:0]                 bind_index,
   input  logic [7:0]                  bind_key,
 
-  output rnic_pkg::job_t       jn,
-  output rnic_pkg::qp_xs_we_t  xs_we,
-  output rnic_pkg::qp_xs_t     xs
+  output rnic_pkg::job_t              jn,
+  output rnic_pkg::qp_xs_we_t         xs_we,
+  output rnic_pkg::qp_xs_t            xs
 );
-  logic       wq_holds_oldest;   // wq still holds q's oldest WQE in flight, whole
+  logic       wq_holds_oldest;   // wq still holds the frame's QP's oldest WQE in flight, whole
   logic       complete_oldest;   // q's oldest in flight is done (its CQE, if any, next)
   logic       bind_fail;         // the BIND fails with bind_status
   logic [7:0] bind_status;
   always_comb begin
-    wq_holds_oldest = j.wq_held && !j.wq_held_recv && j.wq_held_qp == q && j.wq_held_idx == x.done;
+    wq_holds_oldest = j.wq_held && !j.wq_held_recv && j.wq_held_qp == q && j.wq_held_idx == xp.done;
 
     jn = jd;
     xs_we = '0;
@@ -78,17 +79,17 @@ module rnic_completer (
           // Its CQE needs the WQE's opcode and wr_id again: a short fetch.
           jn.rxb_release = 1'b1;
           jn.rx_held = 1'b0;
-          jn.cqe_cq = scq; jn.cqe_recv = 1'b0; jn.cqe_len = oldest.len;
+          jn.cqe_cq = scq; jn.cqe_recv = 1'b0; jn.cqe_len = oldest_p.len;
           jn.cqe_status = comp_ack_status;
           jn.err_status = comp_ack_status;
-          xs_we.done = 1'b1; xs.done = x.done + 16'd1;
+          xs_we.done = 1'b1; xs.done = xp.done + 16'd1;
           xs_we.out_got = 1'b1; xs.out_got = 32'd0;
-          if (x.done + 16'd1 == x.sq_ci) begin
+          if (xp.done + 16'd1 == xp.sq_ci) begin
             xs_we.fenced = 1'b1; xs.fenced = 1'b0;
           end
           jn.fetch_n = 5'(rnic_pkg::WQE_WR_ID_WORD + 1);
-          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.done, sq_log);
-          jn.cqe_idx = x.done;
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, xp.done, sq_log);
+          jn.cqe_idx = xp.done;
           jn.ret_st = rnic_pkg::S_CQE_FETCH_DONE;
           jn.st = rnic_pkg::S_FETCH_REQ;
         end else if (wq_holds_oldest) begin
@@ -96,8 +97,8 @@ module rnic_completer (
           jn.st = rnic_pkg::S_RX_RRESP_WQE;
         end else begin
           jn.fetch_n = 5'(rnic_pkg::WQE_WORDS);
-          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, x.done, sq_log);
-          jn.fetch_recv = 1'b0; jn.fetch_qp = q; jn.fetch_idx = x.done;
+          jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, xp.done, sq_log);
+          jn.fetch_recv = 1'b0; jn.fetch_qp = q; jn.fetch_idx = xp.done;
           jn.ret_st = rnic_pkg::S_RX_RRESP_WQE;
           jn.st = rnic_pkg::S_FETCH_REQ;
         end

@@ -191,7 +191,7 @@ module rnic_engine #(
   logic [16*NUM_QP-1:0] all_sq_pi, all_rq_pi;
   logic           qp_db_ok;
   logic [15:0]    db_sq_ci, db_rq_ci, nxt_sq_ci, nxt_done;
-  rnic_pkg::qp_xs_t    cur_xs, pq_xs, job_xs;
+  rnic_pkg::qp_xs_t    cur_xs, pq_xs;
   rnic_pkg::flight_t   cur_oldest, pq_oldest;
   logic [NUM_QP-1:0]          sch_fenced, sch_bind_wait, sch_rd_hold;
   logic [16*NUM_QP-1:0]       sch_hold_done, sch_sq_ci, sch_done, sch_rq_ci;
@@ -284,7 +284,6 @@ module rnic_engine #(
   logic parsing;
   assign parsing = st == rnic_pkg::S_RX_PARSE;
   assign job_q   = parsing ? pq : cur;
-  assign job_xs  = parsing ? pq_xs : cur_xs;
 
   // Classification of the received frame (at parse; later, of its kept opcode).
   logic rx_is_resp_op, rx_is_send, rx_is_write, rx_is_read_req, rx_is_ack, rx_is_rresp;
@@ -494,7 +493,7 @@ module rnic_engine #(
     .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .rd_pkts);
 
   rnic_responder u_resp (
-    .j, .jd, .q(job_q), .x(job_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
+    .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
     .rq_log(parsing ? pq_rq_log : cur_rq_log), .rcq(cur_rcq),
     .p_psn, .p_va, .p_rkey, .p_rlen, .p_plen, .rx_is_send, .rx_is_write, .rx_is_read_req, .rx_first, .rx_last,
     .rx_cont, .resp_act, .resp_nak_syndrome, .resp_nak_status,
@@ -503,7 +502,7 @@ module rnic_engine #(
     .jn(resp_jn), .xs_we(resp_xs_we), .xs(resp_xs));
 
   rnic_completer u_comp (
-    .j, .jd, .q(job_q), .x(job_xs), .oldest(parsing ? pq_oldest : cur_oldest),
+    .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .oldest(cur_oldest), .oldest_p(pq_oldest),
     .sq_base(parsing ? pq_sq_base : cur_sq_base), .sq_log(parsing ? pq_sq_log : cur_sq_log), .sq_pi(cur_sq_pi),
     .rq_base(cur_rq_base), .rq_log(cur_rq_log), .scq(parsing ? pq_scq : cur_scq), .rcq(cur_rcq),
     .rx_is_ack, .rx_last, .p_plen, .comp_accept, .comp_ack_status, .wqe,

@@ -18,7 +18,7 @@ module rnic_job_control #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
   localparam int unsigned QW = rnic_pkg::QP_IDX_W
 ) (
-  input  rnic_pkg::job_t       j,
+  input  rnic_pkg::job_t              j,
   input  logic                        enable,
   // What can start a job.
   input  logic                        rxb_valid,
@@ -60,20 +60,20 @@ module rnic_job_control #(
   input  logic                        rx_is_ack,
   input  logic                        rx_is_rresp,
   // The units' next job registers and their writes to the job's QP.
-  input  rnic_pkg::job_t       req_jn,
-  input  rnic_pkg::qp_xs_we_t  req_xs_we,
-  input  rnic_pkg::qp_xs_t     req_xs,
-  input  rnic_pkg::job_t       resp_jn,
-  input  rnic_pkg::qp_xs_we_t  resp_xs_we,
-  input  rnic_pkg::qp_xs_t     resp_xs,
-  input  rnic_pkg::job_t       comp_jn,
-  input  rnic_pkg::qp_xs_we_t  comp_xs_we,
-  input  rnic_pkg::qp_xs_t     comp_xs,
+  input  rnic_pkg::job_t              req_jn,
+  input  rnic_pkg::qp_xs_we_t         req_xs_we,
+  input  rnic_pkg::qp_xs_t            req_xs,
+  input  rnic_pkg::job_t              resp_jn,
+  input  rnic_pkg::qp_xs_we_t         resp_xs_we,
+  input  rnic_pkg::qp_xs_t            resp_xs,
+  input  rnic_pkg::job_t              comp_jn,
+  input  rnic_pkg::qp_xs_we_t         comp_xs_we,
+  input  rnic_pkg::qp_xs_t            comp_xs,
 
-  output rnic_pkg::job_t       jd,
-  output rnic_pkg::job_t       jn,
-  output rnic_pkg::qp_xs_we_t  xs_we,
-  output rnic_pkg::qp_xs_t     xs_wr
+  output rnic_pkg::job_t              jd,
+  output rnic_pkg::job_t              jn,
+  output rnic_pkg::qp_xs_we_t         xs_we,
+  output rnic_pkg::qp_xs_t            xs_wr
 );
   logic [QW-1:0] pq;
   assign pq = p_qp[QW-1:0];

@@ -27,7 +27,7 @@ module rnic_port_arbiter #(
 ) (
   input  logic                    clk,
   input  logic                    rst_n,
-  input  rnic_pkg::job_state_t st,
+  input  rnic_pkg::job_state_t        st,
 
   // DMA reads: the job's WQE fetch or the gather.
   input  logic [63:0]             fetch_addr,

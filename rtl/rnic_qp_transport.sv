@@ -29,18 +29,18 @@ module rnic_qp_transport #(
   input  logic [23:0]   cmd_rq_psn,
 
   input  logic [QW-1:0]              wr_qp,
-  input  rnic_pkg::qp_xs_we_t wr_we,
-  input  rnic_pkg::qp_xs_t    wr_data,
+  input  rnic_pkg::qp_xs_we_t         wr_we,
+  input  rnic_pkg::qp_xs_t            wr_data,
   input  logic [QW+DW-1:0]           fl_slot,
-  input  rnic_pkg::flight_we_t fl_we,
-  input  rnic_pkg::flight_t   fl_data,
+  input  rnic_pkg::flight_we_t        fl_we,
+  input  rnic_pkg::flight_t           fl_data,
 
   input  logic [QW-1:0]             cur,
-  output rnic_pkg::qp_xs_t   cur_xs,
-  output rnic_pkg::flight_t  cur_oldest,   // cur's oldest WQE in flight
+  output rnic_pkg::qp_xs_t            cur_xs,
+  output rnic_pkg::flight_t           cur_oldest,  // cur's oldest WQE in flight
   input  logic [QW-1:0]             pq,
-  output rnic_pkg::qp_xs_t   pq_xs,
-  output rnic_pkg::flight_t  pq_oldest,
+  output rnic_pkg::qp_xs_t            pq_xs,
+  output rnic_pkg::flight_t           pq_oldest,
   input  logic [QW-1:0]             db,
   output logic [15:0]               db_sq_ci,
   output logic [15:0]               db_rq_ci,

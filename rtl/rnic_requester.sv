@@ -24,18 +24,15 @@ module rnic_requester #(
   localparam int unsigned DW  = rnic_pkg::FLIGHT_IDX_W
 ) (
   input  logic [3:0]                  mutant,
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::job_t       j,       // the job registers now
-  /* verilator lint_on UNUSEDSIGNAL */
-  input  rnic_pkg::job_t       jd,      // ... as they stay if this unit writes nothing
-  input  rnic_pkg::qp_xs_t     x,       // cur's transport state
-  input  logic [rnic_pkg::CQ_IDX_W-1:0] cur_scq,
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::wqe_t              wqe,     // the WQE in wq
-  /* verilator lint_on UNUSEDSIGNAL */
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
+  // Whole structs: a unit reads the fields it needs only.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  rnic_pkg::job_t              j,           // the job registers now
+  input  rnic_pkg::job_t              jd,          // ... as they stay if this unit writes nothing
+  input  rnic_pkg::qp_xs_t            x,           // cur's transport state
+  input  rnic_pkg::wqe_t              wqe,         // the WQE in wq
   input  rnic_pkg::wqe_bind_t         wqe_bind,
   /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [rnic_pkg::CQ_IDX_W-1:0] cur_scq,
   input  logic [32:0]                 wq_total,
   input  logic [2:0]                  wq_nsge,
   input  logic [32*S-1:0]             wq_sge_len,
@@ -44,12 +41,12 @@ module rnic_requester #(
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
 
-  output rnic_pkg::job_t       jn,
-  output rnic_pkg::qp_xs_we_t  xs_we,
-  output rnic_pkg::qp_xs_t     xs,
+  output rnic_pkg::job_t              jn,
+  output rnic_pkg::qp_xs_we_t         xs_we,
+  output rnic_pkg::qp_xs_t            xs,
   output logic [rnic_pkg::QP_IDX_W+DW-1:0] fl_slot,
-  output rnic_pkg::flight_we_t fl_we,
-  output rnic_pkg::flight_t    fl,
+  output rnic_pkg::flight_we_t        fl_we,
+  output rnic_pkg::flight_t           fl,
   output logic [23:0]                 rd_pkts  // PSNs the READ in wq takes
 );
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);

@@ -16,13 +16,15 @@ module rnic_responder #(
   localparam int unsigned S   = rnic_pkg::MAX_SGE,
   localparam int unsigned SIW = $clog2(S)
 ) (
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::job_t       j,
+  // Whole structs: a unit reads the fields it needs only.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  rnic_pkg::job_t              j,
+  input  rnic_pkg::job_t              jd,
+  input  rnic_pkg::qp_xs_t            x,           // cur's transport state
+  input  rnic_pkg::qp_xs_t            xp,          // the frame's QP's, read in S_RX_PARSE
   /* verilator lint_on UNUSEDSIGNAL */
-  input  rnic_pkg::job_t       jd,
-  input  logic [rnic_pkg::QP_IDX_W-1:0] q,      // the job's QP (the frame's, in S_RX_PARSE)
-  input  rnic_pkg::qp_xs_t     x,          // ... its transport state
-  input  logic [63:0]                 rq_base,    // ... its receive ring
+  input  logic [rnic_pkg::QP_IDX_W-1:0] q,        // the job's QP (the frame's, in S_RX_PARSE)
+  input  logic [63:0]                 rq_base,    // the job's QP's receive ring
   input  logic [3:0]                  rq_log,
   input  logic [rnic_pkg::CQ_IDX_W-1:0] rcq,
   // The frame in the receive buffer.
@@ -41,8 +43,8 @@ module rnic_responder #(
   input  rnic_pkg::aeth_t             resp_nak_syndrome,
   input  logic [7:0]                  resp_nak_status,
   // The RECV WQE in wq.
-  /* verilator lint_off UNUSEDSIGNAL */   // whole structs: a unit reads its fields only
-  input  rnic_pkg::wqe_t              wqe,
+  /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the WQE fields it needs only
+  input  rnic_pkg::wqe_t              wqe,         // the RECV WQE in wq
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [32:0]                 wq_total,
   input  logic [2:0]                  wq_nsge,
@@ -55,9 +57,9 @@ module rnic_responder #(
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
 
-  output rnic_pkg::job_t       jn,
-  output rnic_pkg::qp_xs_we_t  xs_we,
-  output rnic_pkg::qp_xs_t     xs
+  output rnic_pkg::job_t              jn,
+  output rnic_pkg::qp_xs_we_t         xs_we,
+  output rnic_pkg::qp_xs_t            xs
 );
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
 
@@ -98,8 +100,8 @@ module rnic_responder #(
           end
           rnic_pkg::RESP_ACT_SEND_FETCH: begin
             jn.fetch_n = 5'(rnic_pkg::WQE_WORDS);
-            jn.fetch_addr = rnic_pkg::wqe_addr(rq_base, x.rq_ci, rq_log);
-            jn.fetch_recv = 1'b1; jn.fetch_qp = q; jn.fetch_idx = x.rq_ci;
+            jn.fetch_addr = rnic_pkg::wqe_addr(rq_base, xp.rq_ci, rq_log);
+            jn.fetch_recv = 1'b1; jn.fetch_qp = q; jn.fetch_idx = xp.rq_ci;
             jn.ret_st = rnic_pkg::S_RX_SEND_WQE;
             jn.st = rnic_pkg::S_FETCH_REQ;
           end

@@ -8,10 +8,11 @@
 // which owns which).
 //
 // It also says what the job registers keep when their state's owner writes
-// nothing (jd, every unit's default): the one-cycle outputs clear, a QP
-// command forgets the held WQE, a refused payload DMA write fails the job
-// placing it, a refused doorbell names its queue for ERR_ADDR, and a frame
-// being parsed becomes the job's.
+// nothing (jd, every unit's default: the one-cycle outputs clear, and a
+// frame being parsed becomes the job's), and what this cycle's inputs do to
+// them where the job writes nothing: a QP command forgets the held WQE, a
+// refused payload DMA write fails the job placing it, a refused doorbell
+// names its queue for ERR_ADDR.
 //
 // Combinational.
 module rnic_job_control #(
@@ -85,9 +86,6 @@ module rnic_job_control #(
     jd.ev_cq_overflow = 1'b0;
     jd.rxb_release    = 1'b0;
     jd.dma_fault      = 1'b0;
-    if (qp_cmd_valid) jd.wq_held = 1'b0;
-    if (payload_wr_err) jd.wr_fault = 1'b1;
-    if (bad_doorbell) jd.ev_queue = 8'(db_index);
     if (j.st == rnic_pkg::S_RX_PARSE) begin
       jd.cur        = pq;
       jd.rx_held    = 1'b1;
@@ -101,7 +99,8 @@ module rnic_job_control #(
   // The states this unit owns, and who owns the others.
   typedef enum logic [1:0] {OWN_ENGINE, OWN_REQ, OWN_RESP, OWN_COMP} owner_t;
   owner_t own;
-  rnic_pkg::job_t je;
+  rnic_pkg::job_t je, jm;
+  logic fetch_keeps_held;   // the fetch writes wq_held this cycle
   always_comb begin
     je  = jd;
     own = OWN_ENGINE;
@@ -213,10 +212,25 @@ module rnic_job_control #(
     endcase
 
     unique case (own)
-      OWN_REQ:  begin jn = req_jn;  xs_we = req_xs_we;  xs_wr = req_xs;  end
-      OWN_RESP: begin jn = resp_jn; xs_we = resp_xs_we; xs_wr = resp_xs; end
-      OWN_COMP: begin jn = comp_jn; xs_we = comp_xs_we; xs_wr = comp_xs; end
-      default:  begin jn = je;      xs_we = '0;         xs_wr = req_xs;  end
+      OWN_REQ:  begin jm = req_jn;  xs_we = req_xs_we;  xs_wr = req_xs;  end
+      OWN_RESP: begin jm = resp_jn; xs_we = resp_xs_we; xs_wr = resp_xs; end
+      OWN_COMP: begin jm = comp_jn; xs_we = comp_xs_we; xs_wr = comp_xs; end
+      default:  begin jm = je;      xs_we = '0;         xs_wr = req_xs;  end
     endcase
+
+    // What this cycle's inputs do to the job registers, giving way to what
+    // the job writes (the order the engine has always had). They are applied
+    // here, after the owner's choice, and not in jd, so the units' logic
+    // depends on registers only: a simulator then evaluates it once a
+    // cycle, not again whenever a port input moves. Who writes these fields:
+    // only the fetch writes wq_held; the responder and the completer clear
+    // wr_fault, in S_RX_AFTER, exactly when it is set; only the completer's
+    // CQ overflow writes ev_queue.
+    fetch_keeps_held = (j.st == rnic_pkg::S_FETCH_REQ && dma_rd_req_ready) ||
+                       (j.st == rnic_pkg::S_FETCH_DATA && dma_rd_rsp_valid && dma_rd_rsp_last);
+    jn = jm;
+    if (qp_cmd_valid && !fetch_keeps_held) jn.wq_held = 1'b0;
+    if (payload_wr_err && !(j.st == rnic_pkg::S_RX_AFTER && j.wr_fault)) jn.wr_fault = 1'b1;
+    if (bad_doorbell && !jm.ev_cq_overflow) jn.ev_queue = 8'(db_index);
   end
 endmodule

@@ -1,0 +1,997 @@
+// rnic_qp_transport against its contract (the header of
+// rtl/rnic_qp_transport.sv, the field comments of rnic_pkg::qp_xs_t and
+// flight_t in rtl/rnic_engine_types.svh, rnic.toml's QP_CMD).
+//
+//   tb_rtl_qp_transport TEST... | all   runs the named tests
+//   tb_rtl_qp_transport --list          prints every test name, one a line
+//                                       (CMake registers one CTest per line)
+//
+// Every test runs the unit beside the model of its contract (xs_model.h),
+// every output compared before and after every clock edge (xs_harness.h);
+// the tests below state, by hand, what the contract says of each case:
+//
+//   layout              the bench's picture of the packed structs (member
+//                       names, order, widths) is the generated package's;
+//                       each qp_xs_t and flight_t member written alone with
+//                       all ones comes back at exactly its bits of the
+//                       unit's vector, and nothing above the struct
+//   reset_state         after power-up and after every rst_n: the eight
+//                       fields it clears are 0 on every port; every other
+//                       field and every in-flight slot keeps its value, with
+//                       INIT, RTS, RESET, job writes of every field and
+//                       in-flight writes of every field on the ports
+//                       throughout the reset (none lands)
+//   each_command        INIT, RTS (with cmd_in_init), RESET, ERROR and the
+//                       codes that are no command, alone on every QP: exactly
+//                       the fields each names change, and no other QP;
+//                       nothing without cmd_valid
+//   rts_outside_init    RTS without cmd_in_init changes nothing, at any PSN;
+//                       cmd_in_init without cmd_valid nothing; then the same
+//                       RTS with it sets both PSNs and nothing else
+//   job_fields          each field written alone (0, all ones, random),
+//                       the other fields' data junk: only that field moves;
+//                       no enable, nothing; every enable, every field
+//   cmd_and_job         a command and a job write on one QP in one cycle,
+//                       every command (RTS in and outside INIT, no command)
+//                       by 23 enable masks: each enabled field the job's,
+//                       the command's other fields its own, the rest kept;
+//                       named cases spelled out; command and job on two
+//                       QPs in one cycle both land whole
+//   flight_table        the oldest views as done moves through three laps
+//                       of MAX_RD_ATOMIC and across 2^16, every QP its own
+//                       slots; each field's enable alone; a write to the
+//                       oldest slot shows after its edge; done and the slot
+//                       written in one cycle; INIT's done 0
+//   all_views           every QP's bit of all_fenced, all_bind_wait,
+//                       all_rd_hold set alone; distinct values in every
+//                       QP's slot of all_hold_done, all_sq_ci, all_done,
+//                       all_rq_ci and every in-flight slot's all_op, one
+//                       changed at a time
+//   read_ports          cur, pq, db and nxt at four different QPs in one
+//                       cycle, each its own QP; the ports follow their index
+//                       with no clock; a write shows after its edge
+//   random_run          200,000 cycles of commands, job writes and in-flight
+//                       writes, often all on one QP, and resets; the figures
+//                       at the end say every writer and collision was
+//                       exercised
+//
+// Each test prints its seed; RTL_UNIT_SEED=N replays another.
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rnic_check.h"
+#include "unit_bench.h"
+#include "xs_harness.h"
+
+namespace {
+
+uint64_t seed(uint64_t fixed) { return unit_seed(fixed); }
+
+uint64_t rand_field(Rng &r, unsigned width) { return r.next() & mask_of(width); }
+
+// Every field random.
+Xs random_xs(Rng &r) {
+    Xs v;
+    for (unsigned f = 0; f < kXsFields; f++) v[f] = rand_field(r, kXsDesc[f].width);
+    return v;
+}
+Flight random_flight(Rng &r) {
+    Flight v;
+    for (unsigned f = 0; f < kFlFields; f++) v[f] = rand_field(r, kFlDesc[f].width);
+    return v;
+}
+// Every field non-zero (the flags set), so that a clear shows.
+Xs busy_xs(Rng &r) {
+    Xs v = random_xs(r);
+    for (unsigned f = 0; f < kXsFields; f++)
+        if (v[f] == 0)
+            v[f] = 1;
+    return v;
+}
+
+// No write; every read port and every field of the idle write ports random.
+XsIn idle(Rng &r) {
+    XsIn in;
+    in.cmd.code = r.range(0, 7);
+    in.cmd.sel = r.range(0, kNumQp - 1);
+    in.cmd.in_init = r.percent(50);
+    in.cmd.sq_psn = r.u32() & 0xFFFFFFu;
+    in.cmd.rq_psn = r.u32() & 0xFFFFFFu;
+    in.job.qp = r.range(0, kNumQp - 1);
+    in.job.data = random_xs(r);
+    in.fl.slot = r.range(0, kSlots - 1);
+    in.fl.data = random_flight(r);
+    in.cur = r.range(0, kNumQp - 1);
+    in.pq = r.range(0, kNumQp - 1);
+    in.db = r.range(0, kNumQp - 1);
+    in.nxt = r.range(0, kNumQp - 1);
+    return in;
+}
+
+XsOut job(XsHarness &h, unsigned q, uint32_t we, const Xs &data) {
+    XsIn in = idle(h.rng());
+    in.job.qp = q;
+    in.job.we = we;
+    in.job.data = data;
+    return h.cycle(in);
+}
+void fill(XsHarness &h, unsigned q, const Xs &v) { job(h, q, kXsWeAll, v); }
+void set_done(XsHarness &h, unsigned q, uint16_t done) {
+    Xs d = random_xs(h.rng());
+    d[kDone] = done;
+    job(h, q, xs_we(kDone), d);
+}
+void fill_slot(XsHarness &h, unsigned s, uint32_t we, const Flight &v) {
+    XsIn in = idle(h.rng());
+    in.fl.slot = s;
+    in.fl.we = we;
+    in.fl.data = v;
+    h.cycle(in);
+}
+XsCmd make_cmd(Rng &r, unsigned code, unsigned q, bool in_init) {
+    XsCmd k;
+    k.valid = true;
+    k.code = code;
+    k.sel = q;
+    k.in_init = in_init;
+    k.sq_psn = r.u32() & 0xFFFFFFu;
+    k.rq_psn = r.u32() & 0xFFFFFFu;
+    return k;
+}
+XsOut command(XsHarness &h, const XsCmd &k) {
+    XsIn in = idle(h.rng());
+    in.cmd = k;
+    return h.cycle(in);
+}
+
+// A QP after command k, by hand from the contract.
+Xs after_command(Xs v, const XsCmd &k) {
+    if (!k.valid)
+        return v;
+    switch (k.code & 7u) {
+    case RNIC_QP_CMD_INIT:   // a new connection: indices, holds, counters, MSN, the open WRITE and SEND
+        v[kSqCi] = v[kRqCi] = v[kDone] = 0;
+        v[kFenced] = v[kBindWait] = v[kRdHold] = 0;
+        v[kOutGot] = v[kRcvGot] = 0;
+        v[kSndOpen] = v[kWrLeft] = 0;
+        v[kMsn] = 0;
+        break;
+    case RNIC_QP_CMD_RTS:    // the starting PSNs, from INIT only
+        if (k.in_init) {
+            v[kSqPsn] = k.sq_psn & 0xFFFFFFu;
+            v[kRqPsn] = k.rq_psn & 0xFFFFFFu;
+        }
+        break;
+    case RNIC_QP_CMD_RESET:  // its fence holds
+        v[kFenced] = v[kBindWait] = 0;
+        break;
+    default:
+        break;
+    }
+    return v;
+}
+
+// q as every port shows it (look(q) puts them all at q), against `want`;
+// a differing field is named, with `what` saying which case.
+void expect_xs(const XsOut &o, unsigned q, const Xs &want, const char *what) {
+    const int before = rnic_check_failures();
+    for (unsigned f = 0; f < kXsFields; f++) {
+        CHECK_EQ(o.cur_xs[f], want[f]);
+        CHECK_EQ(o.pq_xs[f], want[f]);
+        if (o.cur_xs[f] != want[f] || o.pq_xs[f] != want[f])
+            std::fprintf(stderr, "  %s: qp %u %s: cur_xs 0x%llx pq_xs 0x%llx, expected 0x%llx\n", what, q,
+                         kXsDesc[f].name, static_cast<unsigned long long>(o.cur_xs[f]),
+                         static_cast<unsigned long long>(o.pq_xs[f]), static_cast<unsigned long long>(want[f]));
+    }
+    CHECK_EQ(o.db_sq_ci, want[kSqCi]);
+    CHECK_EQ(o.db_rq_ci, want[kRqCi]);
+    CHECK_EQ(o.nxt_sq_ci, want[kSqCi]);
+    CHECK_EQ(o.nxt_done, want[kDone]);
+    CHECK_EQ(o.fenced[q], want[kFenced]);
+    CHECK_EQ(o.bind_wait[q], want[kBindWait]);
+    CHECK_EQ(o.rd_hold[q], want[kRdHold]);
+    CHECK_EQ(o.hold_done[q], want[kHoldDone]);
+    CHECK_EQ(o.sq_ci[q], want[kSqCi]);
+    CHECK_EQ(o.done[q], want[kDone]);
+    CHECK_EQ(o.rq_ci[q], want[kRqCi]);
+    if (rnic_check_failures() != before)
+        std::fprintf(stderr, "  (%s, qp %u)\n", what, q);
+}
+void expect_flight(const Flight &got, const Flight &want, const char *port, unsigned s) {
+    for (unsigned f = 0; f < kFlFields; f++) {
+        CHECK_EQ(got[f], want[f]);
+        if (got[f] != want[f])
+            std::fprintf(stderr, "  %s, slot %u (qp %u, %u): %s 0x%llx, expected 0x%llx\n", port, s, s / kDepth,
+                         s % kDepth, kFlDesc[f].name, static_cast<unsigned long long>(got[f]),
+                         static_cast<unsigned long long>(want[f]));
+    }
+}
+// q's oldest, at both ports, against the slot that holds `want`.
+void expect_oldest(const XsOut &o, unsigned s, const Flight &want) {
+    expect_flight(o.cur_oldest, want, "cur_oldest", s);
+    expect_flight(o.pq_oldest, want, "pq_oldest", s);
+    CHECK_EQ(o.op[s], want[kFlOp]);
+}
+
+// ---------------------------------------------------------------- layout
+
+// Members of `typedef struct packed { ... } name;` in `text`, in order,
+// each `logic [hi:lo] a, b;` or `logic a;`; empty when not found or not
+// of that form.
+std::vector<FieldDesc> members_of(const std::string &text, const std::string &name,
+                                  std::vector<std::string> &names) {
+    std::vector<FieldDesc> out;
+    names.clear();
+    const std::size_t end = text.find("} " + name + ";");
+    if (end == std::string::npos)
+        return out;
+    const std::string open = "typedef struct packed {";
+    const std::size_t start = text.rfind(open, end);
+    if (start == std::string::npos)
+        return out;
+    // The body without comments.
+    std::string body;
+    std::istringstream lines(text.substr(start + open.size(), end - start - open.size()));
+    for (std::string line; std::getline(lines, line);) body += line.substr(0, line.find("//")) + " ";
+    std::istringstream decls(body);
+    for (std::string decl; std::getline(decls, decl, ';');) {
+        std::istringstream t(decl);
+        std::string kw;
+        if (!(t >> kw))
+            continue;   // after the last ';'
+        if (kw != "logic") {
+            names.clear();
+            return {};
+        }
+        unsigned width = 1;
+        std::string rest((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+        const std::size_t lb = rest.find('[');
+        if (lb != std::string::npos) {
+            unsigned hi = 0, lo = 0;
+            if (std::sscanf(rest.c_str() + lb, "[%u:%u]", &hi, &lo) != 2 || hi < lo) {
+                names.clear();
+                return {};
+            }
+            width = hi - lo + 1;
+            rest = rest.substr(rest.find(']') + 1);
+        }
+        std::istringstream ids(rest);
+        for (std::string id; std::getline(ids, id, ',');) {
+            std::string clean;
+            for (char c : id)
+                if (!std::isspace(static_cast<unsigned char>(c)))
+                    clean += c;
+            names.push_back(clean);
+            out.push_back({nullptr, width});
+        }
+    }
+    return out;
+}
+
+template <std::size_t N>
+void expect_struct(const std::string &pkg, const char *name, const FieldDesc (&want)[N], bool enables) {
+    std::vector<std::string> names;
+    const std::vector<FieldDesc> got = members_of(pkg, name, names);
+    CHECK_EQ(got.size(), N);
+    if (got.size() != N) {
+        std::fprintf(stderr, "  %s: %zu members in the generated package (or not found), the bench has %zu\n", name,
+                     got.size(), N);
+        return;
+    }
+    for (std::size_t i = 0; i < N; i++) {
+        const unsigned width = enables ? 1u : want[i].width;
+        CHECK(names[i] == want[i].name);
+        CHECK_EQ(got[i].width, width);
+        if (names[i] != want[i].name || got[i].width != width)
+            std::fprintf(stderr, "  %s member %zu: package `%s` %u bits, bench `%s` %u bits\n", name, i,
+                         names[i].c_str(), got[i].width, want[i].name, width);
+    }
+}
+
+template <std::size_t N> unsigned popcount(const VlWide<N> &w) {
+    unsigned n = 0;
+    for (std::size_t i = 0; i < N; i++) n += static_cast<unsigned>(__builtin_popcount(w[i]));
+    return n;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ tests
+
+UNIT_TEST(layout) {
+    XsHarness h(seed(0x7A00));
+    std::ifstream f(RNIC_PKG_SV);
+    CHECK(f.good());
+    if (!f.good()) {
+        std::fprintf(stderr, "  cannot read %s\n", RNIC_PKG_SV);
+    } else {
+        std::stringstream ss;
+        ss << f.rdbuf();
+        const std::string pkg = ss.str();
+        expect_struct(pkg, "qp_xs_t", kXsDesc, false);
+        expect_struct(pkg, "qp_xs_we_t", kXsDesc, true);
+        expect_struct(pkg, "flight_t", kFlDesc, false);
+        expect_struct(pkg, "flight_we_t", kFlDesc, true);
+    }
+
+    // Each member alone through the unit: exactly its bits set.
+    const unsigned q = 5 % kNumQp;
+    const Xs zero{};
+    for (unsigned m = 0; m < kXsFields; m++) {
+        fill(h, q, zero);
+        Xs ones{};
+        ones[m] = mask_of(kXsDesc[m].width);
+        job(h, q, xs_we(static_cast<XsField>(m)), ones);
+        h.look(q);
+        const auto raw = h.raw_cur_xs();
+        CHECK_EQ(popcount(raw), kXsDesc[m].width);
+        CHECK_EQ(wide_get(raw, lsb_of(kXsDesc, m), kXsDesc[m].width), mask_of(kXsDesc[m].width));
+    }
+    // Every member all ones: the top bit is the struct's last, nothing above.
+    Xs all;
+    for (unsigned m = 0; m < kXsFields; m++) all[m] = mask_of(kXsDesc[m].width);
+    fill(h, q, all);
+    h.look(q);
+    const auto raw_all = h.raw_cur_xs();
+    CHECK_EQ(popcount(raw_all), kXsBits);
+    CHECK_EQ(wide_get(raw_all, kXsBits - 1, 1), 1u);
+
+    // The same for flight_t, through q's oldest slot (done 0).
+    set_done(h, q, 0);
+    const unsigned s = XsModel::slot_of(q, 0);
+    for (unsigned m = 0; m < kFlFields; m++) {
+        fill_slot(h, s, kFlWeAll, Flight{});
+        Flight ones{};
+        ones[m] = mask_of(kFlDesc[m].width);
+        fill_slot(h, s, fl_we(static_cast<FlField>(m)), ones);
+        h.look(q);
+        const auto raw = h.raw_cur_oldest();
+        CHECK_EQ(popcount(raw), kFlDesc[m].width);
+        CHECK_EQ(wide_get(raw, lsb_of(kFlDesc, m), kFlDesc[m].width), mask_of(kFlDesc[m].width));
+    }
+    Flight fall;
+    for (unsigned m = 0; m < kFlFields; m++) fall[m] = mask_of(kFlDesc[m].width);
+    fill_slot(h, s, kFlWeAll, fall);
+    h.look(q);
+    const auto fl_all = h.raw_cur_oldest();
+    CHECK_EQ(popcount(fl_all), kFlBits);
+    CHECK_EQ(wide_get(fl_all, kFlBits - 1, 1), 1u);
+}
+
+UNIT_TEST(reset_state) {
+    XsHarness h(seed(0x7A01));
+    Rng &r = h.rng();
+    // After power-up's reset: the eight fields 0, on every port.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        const XsOut o = h.look(q);
+        for (XsField f : {kFenced, kBindWait, kRdHold, kSndOpen, kWrLeft, kDone, kSqCi, kRqCi}) {
+            CHECK_EQ(o.cur_xs[f], 0u);
+            CHECK_EQ(o.pq_xs[f], 0u);
+        }
+        CHECK_EQ(o.db_sq_ci, 0);
+        CHECK_EQ(o.db_rq_ci, 0);
+        CHECK_EQ(o.nxt_sq_ci, 0);
+        CHECK_EQ(o.nxt_done, 0);
+        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q]);
+        CHECK_EQ(o.sq_ci[q], 0);
+        CHECK_EQ(o.done[q], 0);
+        CHECK_EQ(o.rq_ci[q], 0);
+    }
+
+    // Every field and slot busy, then rst_n with a writer of every kind on
+    // the ports throughout: a command, every job enable, every in-flight
+    // enable, all aimed at one QP and one of its slots.
+    const unsigned codes[] = {RNIC_QP_CMD_INIT, RNIC_QP_CMD_RTS, RNIC_QP_CMD_RESET, RNIC_QP_CMD_ERROR, 6u};
+    const unsigned lengths[] = {1, 2, 5, 1, 3};
+    for (unsigned round = 0; round < 5; round++) {
+        std::vector<Xs> v(kNumQp);
+        std::vector<Flight> sl(kSlots);
+        for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = busy_xs(r));
+        for (unsigned s = 0; s < kSlots; s++) fill_slot(h, s, kFlWeAll, sl[s] = random_flight(r));
+
+        const unsigned q = (3 + 5 * round) % kNumQp;
+        XsIn during = idle(r);
+        during.cmd = make_cmd(r, codes[round], q, true);
+        during.job.qp = q;
+        during.job.we = kXsWeAll;
+        during.job.data = busy_xs(r);
+        during.fl.slot = XsModel::slot_of(q, round);
+        during.fl.we = kFlWeAll;
+        during.fl.data = random_flight(r);
+        h.reset(lengths[round], &during);
+
+        for (unsigned p = 0; p < kNumQp; p++) {
+            Xs want = v[p];
+            want[kFenced] = want[kBindWait] = want[kRdHold] = want[kSndOpen] = 0;
+            want[kWrLeft] = want[kDone] = want[kSqCi] = want[kRqCi] = 0;
+            expect_xs(h.look(p), p, want, "after rst_n");
+        }
+        // Every slot kept: each QP's done walked over its slots.
+        for (unsigned p = 0; p < kNumQp; p++) {
+            for (unsigned i = 0; i < kDepth; i++) {
+                set_done(h, p, static_cast<uint16_t>(i));
+                expect_oldest(h.look(p), XsModel::slot_of(p, i), sl[XsModel::slot_of(p, i)]);
+            }
+        }
+    }
+    // And the writers work again on the first cycle after a reset.
+    h.reset();
+    const Xs v = busy_xs(r);
+    fill(h, 0, v);
+    expect_xs(h.look(0), 0, v, "first write after rst_n");
+}
+
+UNIT_TEST(each_command) {
+    XsHarness h(seed(0x7A02));
+    Rng &r = h.rng();
+    const unsigned codes[] = {RNIC_QP_CMD_INIT, RNIC_QP_CMD_RTS, RNIC_QP_CMD_RESET, RNIC_QP_CMD_ERROR,
+                              kNotCmds[0],      kNotCmds[1],     kNotCmds[2],       kNotCmds[3]};
+    std::vector<Xs> v(kNumQp);
+    for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = busy_xs(r));
+    const int failures = rnic_check_failures();
+    for (unsigned code : codes) {
+        for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+            fill(h, q, v[q] = busy_xs(r));
+            // cmd_in_init set: it matters to RTS alone.
+            const XsCmd k = make_cmd(r, code, q, true);
+            command(h, k);
+            v[q] = after_command(v[q], k);
+            char what[64];
+            std::snprintf(what, sizeof what, "command %u alone", code);
+            expect_xs(h.look(q), q, v[q], what);
+            const unsigned p = (q + 1) % kNumQp;
+            expect_xs(h.look(p), p, v[p], "a QP no command named");
+        }
+    }
+    // The commands spelled out on one QP.
+    const unsigned q = 7 % kNumQp;
+    Xs b = busy_xs(r);
+    fill(h, q, b);
+    command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
+    XsOut o = h.look(q);
+    for (XsField f : {kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kOutGot, kRcvGot, kSndOpen, kWrLeft, kMsn})
+        CHECK_EQ(o.cur_xs[f], 0u);
+    for (XsField f : {kSqPsn, kRqPsn, kHoldDone, kWrVa, kWrRkey}) CHECK_EQ(o.cur_xs[f], b[f]);
+    fill(h, q, b = busy_xs(r));
+    const XsCmd rts = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+    command(h, rts);
+    o = h.look(q);
+    CHECK_EQ(o.cur_xs[kSqPsn], rts.sq_psn);
+    CHECK_EQ(o.cur_xs[kRqPsn], rts.rq_psn);
+    for (unsigned f = kMsn; f < kXsFields; f++) CHECK_EQ(o.cur_xs[f], b[f]);
+    fill(h, q, b = busy_xs(r));
+    command(h, make_cmd(r, RNIC_QP_CMD_RESET, q, false));
+    o = h.look(q);
+    CHECK_EQ(o.cur_xs[kFenced], 0u);
+    CHECK_EQ(o.cur_xs[kBindWait], 0u);
+    CHECK_EQ(o.cur_xs[kRdHold], 1u);   // a READ hold is no fence hold
+    CHECK_EQ(o.cur_xs[kSqCi], b[kSqCi]);
+    // Without cmd_valid, no command does anything.
+    fill(h, q, b = busy_xs(r));
+    for (unsigned code : codes) {
+        XsCmd k = make_cmd(r, code, q, true);
+        k.valid = false;
+        command(h, k);
+    }
+    expect_xs(h.look(q), q, b, "commands without cmd_valid");
+}
+
+UNIT_TEST(rts_outside_init) {
+    XsHarness h(seed(0x7A03));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        const Xs b = busy_xs(r);
+        fill(h, q, b);
+        for (uint32_t psn : {0u, 1u, 0xFFFFFFu, r.u32() & 0xFFFFFFu}) {
+            XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, false);
+            k.sq_psn = psn;
+            k.rq_psn = psn ^ 0x5A5A5Au;
+            command(h, k);
+        }
+        expect_xs(h.look(q), q, b, "RTS outside INIT");
+        XsCmd quiet = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+        quiet.valid = false;
+        command(h, quiet);
+        expect_xs(h.look(q), q, b, "RTS with cmd_in_init, no cmd_valid");
+        // The same RTS from INIT: both PSNs, nothing else.
+        const XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+        command(h, k);
+        Xs want = b;
+        want[kSqPsn] = k.sq_psn;
+        want[kRqPsn] = k.rq_psn;
+        expect_xs(h.look(q), q, want, "RTS from INIT");
+        // And outside INIT again, after it: still nothing.
+        command(h, make_cmd(r, RNIC_QP_CMD_RTS, q, false));
+        expect_xs(h.look(q), q, want, "RTS outside INIT after an RTS");
+    }
+}
+
+UNIT_TEST(job_fields) {
+    XsHarness h(seed(0x7A04));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned f = 0; f < kXsFields && !unit_stop(failures); f++) {
+            const unsigned w = kXsDesc[f].width;
+            for (uint64_t value : {uint64_t{0}, mask_of(w), rand_field(r, w)}) {
+                Xs b = busy_xs(r);
+                fill(h, q, b);
+                // The other fields' data: every bit the opposite of the store's.
+                Xs data;
+                for (unsigned g = 0; g < kXsFields; g++) data[g] = ~b[g] & mask_of(kXsDesc[g].width);
+                data[f] = value;
+                job(h, q, xs_we(static_cast<XsField>(f)), data);
+                b[f] = value;
+                char what[64];
+                std::snprintf(what, sizeof what, "job writes %s alone", kXsDesc[f].name);
+                expect_xs(h.look(q), q, b, what);
+            }
+        }
+        // No enable: nothing, whatever the data; every enable: every field.
+        const Xs b = busy_xs(r);
+        fill(h, q, b);
+        for (int i = 0; i < 8; i++) job(h, q, 0, random_xs(r));
+        expect_xs(h.look(q), q, b, "no enable");
+        const Xs all = random_xs(r);
+        fill(h, q, all);
+        expect_xs(h.look(q), q, all, "every enable");
+    }
+}
+
+UNIT_TEST(cmd_and_job) {
+    XsHarness h(seed(0x7A05));
+    Rng &r = h.rng();
+    struct Cmd {
+        const char *name;
+        bool valid;
+        unsigned code;
+        bool in_init;
+    };
+    const Cmd cmds[] = {{"INIT", true, RNIC_QP_CMD_INIT, false},  {"RTS from INIT", true, RNIC_QP_CMD_RTS, true},
+                        {"RTS not from INIT", true, RNIC_QP_CMD_RTS, false},
+                        {"RESET", true, RNIC_QP_CMD_RESET, true}, {"ERROR", true, RNIC_QP_CMD_ERROR, true},
+                        {"code 6", true, 6u, true},                {"no cmd_valid", false, RNIC_QP_CMD_INIT, true}};
+    // The fields each command writes, by hand: the masks that overlap them
+    // exactly, and their complement.
+    auto cmd_fields = [](const Cmd &c) -> uint32_t {
+        if (!c.valid)
+            return 0;
+        switch (c.code) {
+        case RNIC_QP_CMD_INIT:
+            return xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) |
+                   xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) | xs_we(kWrLeft) | xs_we(kMsn);
+        case RNIC_QP_CMD_RTS: return c.in_init ? xs_we(kSqPsn) | xs_we(kRqPsn) : 0;
+        case RNIC_QP_CMD_RESET: return xs_we(kFenced) | xs_we(kBindWait);
+        default: return 0;
+        }
+    };
+
+    unsigned q = 0, cases = 0;
+    const int failures = rnic_check_failures();
+    for (const Cmd &c : cmds) {
+        std::vector<uint32_t> masks = {0u, kXsWeAll, cmd_fields(c), kXsWeAll & ~cmd_fields(c)};
+        for (unsigned f = 0; f < kXsFields; f++) masks.push_back(xs_we(static_cast<XsField>(f)));
+        for (int i = 0; i < 3; i++) masks.push_back(static_cast<uint32_t>(r.next()) & kXsWeAll);
+        for (uint32_t we : masks) {
+            if (unit_stop(failures))
+                return;
+            q = (q + 1) % kNumQp;
+            const Xs old = busy_xs(r);
+            fill(h, q, old);
+            XsIn in = idle(r);
+            in.cmd = make_cmd(r, c.code, q, c.in_init);
+            in.cmd.valid = c.valid;
+            in.job.qp = q;
+            in.job.we = we;
+            in.job.data = random_xs(r);
+            // Data that differs from what the command would write, so the
+            // winner shows.
+            in.job.data[kSqPsn] = in.cmd.sq_psn ^ 0x800001u;
+            in.job.data[kRqPsn] = in.cmd.rq_psn ^ 0x800001u;
+            for (XsField z : {kSqCi, kRqCi, kDone, kOutGot, kRcvGot, kWrLeft, kMsn, kFenced, kBindWait, kRdHold,
+                              kSndOpen})
+                in.job.data[z] |= 1;
+            h.cycle(in);
+            // By hand: each enabled field the job's; the others the command's
+            // where it writes them; the rest as they were.
+            Xs want = after_command(old, in.cmd);
+            for (unsigned f = 0; f < kXsFields; f++)
+                if (we & xs_we(static_cast<XsField>(f)))
+                    want[f] = in.job.data[f] & mask_of(kXsDesc[f].width);
+            char what[96];
+            std::snprintf(what, sizeof what, "%s and a job write, enables 0x%04x, one QP", c.name, we);
+            expect_xs(h.look(q), q, want, what);
+            ++cases;
+        }
+    }
+    CHECK_EQ(cases, 7u * (4u + kXsFields + 3u));
+
+    // The cases by name.
+    q = 9 % kNumQp;
+    Xs old = busy_xs(r);
+    fill(h, q, old);
+    XsIn in = idle(r);
+    in.cmd = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+    in.job.qp = q;
+    in.job.we = xs_we(kSqCi) | xs_we(kHoldDone);
+    in.job.data[kSqCi] = 5;
+    in.job.data[kHoldDone] = 0x1234;
+    h.cycle(in);
+    XsOut o = h.look(q);
+    CHECK_EQ(o.cur_xs[kSqCi], 5u);                 // the job's, over INIT's 0
+    CHECK_EQ(o.cur_xs[kRqCi], 0u);                 // INIT's, the job not writing it
+    CHECK_EQ(o.cur_xs[kDone], 0u);
+    CHECK_EQ(o.cur_xs[kMsn], 0u);
+    CHECK_EQ(o.cur_xs[kHoldDone], 0x1234u);        // the job's; INIT does not write it
+    CHECK_EQ(o.cur_xs[kSqPsn], old[kSqPsn]);       // neither writes it
+
+    fill(h, q, old = busy_xs(r));
+    in = idle(r);
+    in.cmd = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+    in.job.qp = q;
+    in.job.we = xs_we(kSqPsn);
+    in.job.data[kSqPsn] = in.cmd.sq_psn ^ 0xFFFFFFu;
+    h.cycle(in);
+    o = h.look(q);
+    CHECK_EQ(o.cur_xs[kSqPsn], in.cmd.sq_psn ^ 0xFFFFFFu);   // the job's
+    CHECK_EQ(o.cur_xs[kRqPsn], in.cmd.rq_psn);               // RTS's
+
+    fill(h, q, old = busy_xs(r));
+    in = idle(r);
+    in.cmd = make_cmd(r, RNIC_QP_CMD_RESET, q, false);
+    in.job.qp = q;
+    in.job.we = xs_we(kFenced) | xs_we(kRdHold);
+    in.job.data[kFenced] = 1;
+    in.job.data[kRdHold] = 0;
+    h.cycle(in);
+    o = h.look(q);
+    CHECK_EQ(o.cur_xs[kFenced], 1u);      // the job's, over RESET's clear
+    CHECK_EQ(o.cur_xs[kBindWait], 0u);    // RESET's
+    CHECK_EQ(o.cur_xs[kRdHold], 0u);      // the job's
+
+    // On two QPs in one cycle: both land whole.
+    for (const Cmd &c : cmds) {
+        for (int i = 0; i < 8 && !unit_stop(failures); i++) {
+            const unsigned a = r.range(0, kNumQp - 1), b = (a + r.range(1, kNumQp - 1)) % kNumQp;
+            const Xs va = busy_xs(r), vb = busy_xs(r);
+            fill(h, a, va);
+            fill(h, b, vb);
+            XsIn two = idle(r);
+            two.cmd = make_cmd(r, c.code, a, c.in_init);
+            two.cmd.valid = c.valid;
+            two.job.qp = b;
+            two.job.we = i < 4 ? kXsWeAll : static_cast<uint32_t>(r.next()) & kXsWeAll;
+            two.job.data = random_xs(r);
+            h.cycle(two);
+            expect_xs(h.look(a), a, after_command(va, two.cmd), "the command's QP, a job on another");
+            Xs wb = vb;
+            for (unsigned f = 0; f < kXsFields; f++)
+                if (two.job.we & xs_we(static_cast<XsField>(f)))
+                    wb[f] = two.job.data[f];
+            expect_xs(h.look(b), b, wb, "the job's QP, a command on another");
+        }
+    }
+}
+
+UNIT_TEST(flight_table) {
+    XsHarness h(seed(0x7A06));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // Every slot its own contents.
+    std::vector<Flight> sl(kSlots);
+    for (unsigned s = 0; s < kSlots; s++) {
+        sl[s] = random_flight(r);
+        sl[s][kFlOp] = (s * 37 + 11) & 0xFF;   // distinct: a neighbour's slot would show
+        fill_slot(h, s, kFlWeAll, sl[s]);
+    }
+    // done through three laps of the slots, then across 2^16, for every QP.
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (uint32_t d = 0; d < 3 * kDepth; d++) {
+            set_done(h, q, static_cast<uint16_t>(d));
+            const XsOut o = h.look(q);
+            CHECK_EQ(o.done[q], d);
+            expect_oldest(o, XsModel::slot_of(q, d), sl[XsModel::slot_of(q, d)]);
+        }
+        for (uint32_t d = 0x10000u - 2 * kDepth - 1; d < 0x10000u + 2 * kDepth; d++) {
+            set_done(h, q, static_cast<uint16_t>(d));
+            const unsigned s = q * kDepth + (d & 0xFFFFu) % kDepth;
+            expect_oldest(h.look(q), s, sl[s]);
+        }
+    }
+    // cur and pq at two QPs: each its own oldest.
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        const unsigned a = r.range(0, kNumQp - 1), b = (a + r.range(1, kNumQp - 1)) % kNumQp;
+        const uint16_t da = static_cast<uint16_t>(r.u32()), db = static_cast<uint16_t>(r.u32());
+        set_done(h, a, da);
+        set_done(h, b, db);
+        XsIn in = idle(r);
+        in.cur = a;
+        in.pq = b;
+        const XsOut o = h.peek(in);
+        expect_flight(o.cur_oldest, sl[XsModel::slot_of(a, da)], "cur_oldest", XsModel::slot_of(a, da));
+        expect_flight(o.pq_oldest, sl[XsModel::slot_of(b, db)], "pq_oldest", XsModel::slot_of(b, db));
+    }
+
+    // Each field's enable alone, the other fields' data junk.
+    const unsigned q = 3 % kNumQp;
+    for (uint32_t d = 0; d < kDepth && !unit_stop(failures); d++) {
+        set_done(h, q, static_cast<uint16_t>(d));
+        const unsigned s = XsModel::slot_of(q, d);
+        for (unsigned f = 0; f < kFlFields; f++) {
+            Flight data;
+            for (unsigned g = 0; g < kFlFields; g++) data[g] = ~sl[s][g] & mask_of(kFlDesc[g].width);
+            fill_slot(h, s, fl_we(static_cast<FlField>(f)), data);
+            sl[s][f] = data[f];
+            expect_oldest(h.look(q), s, sl[s]);
+        }
+        // No enable: nothing.
+        fill_slot(h, s, 0, random_flight(r));
+        expect_oldest(h.look(q), s, sl[s]);
+    }
+
+    // A write to the oldest slot shows after its edge, not in its cycle.
+    set_done(h, q, 2);
+    unsigned s = XsModel::slot_of(q, 2);
+    XsIn in = idle(r);
+    in.cur = in.pq = q;
+    in.fl.slot = s;
+    in.fl.we = kFlWeAll;
+    in.fl.data = random_flight(r);
+    const XsOut before = h.cycle(in);
+    expect_oldest(before, s, sl[s]);
+    sl[s] = in.fl.data;
+    expect_oldest(h.look(q), s, sl[s]);
+
+    // done moved and the new oldest slot written in one cycle: after the
+    // edge, the new slot with the new contents.
+    in = idle(r);
+    in.cur = in.pq = q;
+    in.job.qp = q;
+    in.job.we = xs_we(kDone);
+    in.job.data[kDone] = 3;
+    s = XsModel::slot_of(q, 3);
+    in.fl.slot = s;
+    in.fl.we = kFlWeAll;
+    in.fl.data = random_flight(r);
+    const XsOut mid = h.cycle(in);
+    expect_oldest(mid, XsModel::slot_of(q, 2), sl[XsModel::slot_of(q, 2)]);
+    sl[s] = in.fl.data;
+    expect_oldest(h.look(q), s, sl[s]);
+
+    // INIT puts done at 0: the first slot.
+    set_done(h, q, 6);
+    command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
+    expect_oldest(h.look(q), XsModel::slot_of(q, 0), sl[XsModel::slot_of(q, 0)]);
+    // rst_n too, and the table is kept.
+    set_done(h, q, 5);
+    h.reset();
+    for (unsigned p = 0; p < kNumQp; p++) expect_oldest(h.look(p), XsModel::slot_of(p, 0), sl[XsModel::slot_of(p, 0)]);
+}
+
+UNIT_TEST(all_views) {
+    XsHarness h(seed(0x7A07));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // Every flag of every QP clear, then one QP's set alone.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        Xs v = random_xs(r);
+        v[kFenced] = v[kBindWait] = v[kRdHold] = 0;
+        fill(h, q, v);
+    }
+    for (XsField flag : {kFenced, kBindWait, kRdHold}) {
+        for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+            Xs one{};
+            one[flag] = 1;
+            job(h, q, xs_we(flag), one);
+            const XsOut o = h.look(q);
+            for (unsigned p = 0; p < kNumQp; p++) {
+                const bool got = flag == kFenced ? o.fenced[p] : flag == kBindWait ? o.bind_wait[p] : o.rd_hold[p];
+                CHECK_EQ(got, p == q);
+                if (got != (p == q))
+                    std::fprintf(stderr, "  all_%s bit %u with only qp %u's set\n", kXsDesc[flag].name, p, q);
+            }
+            one[flag] = 0;
+            job(h, q, xs_we(flag), one);
+        }
+    }
+    // Distinct 16-bit values in every QP's slot, then one changed at a time.
+    const XsField kWide[] = {kHoldDone, kSqCi, kDone, kRqCi};
+    const uint32_t wide = xs_we(kHoldDone) | xs_we(kSqCi) | xs_we(kDone) | xs_we(kRqCi);
+    std::vector<Xs> v(kNumQp);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        v[q] = random_xs(r);
+        v[q][kHoldDone] = 0x1000u + q;
+        v[q][kSqCi] = 0x2000u + 0x11u * q;
+        v[q][kDone] = 0x3000u + 0x101u * q;
+        v[q][kRqCi] = 0xF000u - q;
+        job(h, q, wide, v[q]);
+    }
+    auto expect_wide = [&](const XsOut &o) {
+        for (unsigned p = 0; p < kNumQp; p++) {
+            CHECK_EQ(o.hold_done[p], v[p][kHoldDone]);
+            CHECK_EQ(o.sq_ci[p], v[p][kSqCi]);
+            CHECK_EQ(o.done[p], v[p][kDone]);
+            CHECK_EQ(o.rq_ci[p], v[p][kRqCi]);
+        }
+    };
+    expect_wide(h.look(0));
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        const XsField f = kWide[q % 4];
+        v[q][f] = 0xFFFFu;
+        job(h, q, xs_we(f), v[q]);
+        expect_wide(h.look(r.range(0, kNumQp - 1)));
+    }
+    // Every in-flight slot's opcode in its 8 bits of all_op.
+    std::vector<uint8_t> ops(kSlots);
+    for (unsigned s = 0; s < kSlots; s++) {
+        Flight f = random_flight(r);
+        f[kFlOp] = ops[s] = static_cast<uint8_t>(s ^ 0xA5);
+        fill_slot(h, s, kFlWeAll, f);
+    }
+    XsOut o = h.look(0);
+    for (unsigned s = 0; s < kSlots; s++) CHECK_EQ(o.op[s], ops[s]);
+    for (int i = 0; i < 64 && !unit_stop(failures); i++) {
+        const unsigned s = r.range(0, kSlots - 1);
+        Flight f = random_flight(r);
+        f[kFlOp] = ops[s] = static_cast<uint8_t>(~ops[s]);
+        // Only op's enable: all_op changes; the other fields' data is junk.
+        fill_slot(h, s, fl_we(kFlOp), f);
+        o = h.look(r.range(0, kNumQp - 1));
+        for (unsigned t = 0; t < kSlots; t++) CHECK_EQ(o.op[t], ops[t]);
+    }
+}
+
+UNIT_TEST(read_ports) {
+    XsHarness h(seed(0x7A08));
+    Rng &r = h.rng();
+    std::vector<Xs> v(kNumQp);
+    for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = random_xs(r));
+    // cur, pq, db and nxt at four different QPs, each its own.
+    const int failures = rnic_check_failures();
+    for (int i = 0; i < 2000 && !unit_stop(failures); i++) {
+        unsigned pick[4];
+        for (unsigned j = 0; j < 4; j++) {
+            bool again;
+            do {
+                pick[j] = r.range(0, kNumQp - 1);
+                again = false;
+                for (unsigned k = 0; k < j; k++) again |= pick[k] == pick[j];
+            } while (again);
+        }
+        XsIn in = idle(r);
+        in.cur = pick[0];
+        in.pq = pick[1];
+        in.db = pick[2];
+        in.nxt = pick[3];
+        const XsOut o = (i % 2) ? h.peek(in) : h.cycle(in);
+        for (unsigned f = 0; f < kXsFields; f++) {
+            CHECK_EQ(o.cur_xs[f], v[pick[0]][f]);
+            CHECK_EQ(o.pq_xs[f], v[pick[1]][f]);
+        }
+        CHECK_EQ(o.db_sq_ci, v[pick[2]][kSqCi]);
+        CHECK_EQ(o.db_rq_ci, v[pick[2]][kRqCi]);
+        CHECK_EQ(o.nxt_sq_ci, v[pick[3]][kSqCi]);
+        CHECK_EQ(o.nxt_done, v[pick[3]][kDone]);
+    }
+    // The ports follow their index with no clock: every QP at each in turn.
+    XsIn in = idle(r);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        in.cur = q;
+        in.pq = (q + 1) % kNumQp;
+        in.db = (q + 2) % kNumQp;
+        in.nxt = (q + 3) % kNumQp;
+        const XsOut o = h.peek(in);
+        CHECK_EQ(o.cur_xs[kWrVa], v[q][kWrVa]);
+        CHECK_EQ(o.pq_xs[kWrVa], v[(q + 1) % kNumQp][kWrVa]);
+        CHECK_EQ(o.db_rq_ci, v[(q + 2) % kNumQp][kRqCi]);
+        CHECK_EQ(o.nxt_done, v[(q + 3) % kNumQp][kDone]);
+    }
+    // A write shows after its edge, not in its own cycle.
+    const unsigned q = 6 % kNumQp;
+    in = idle(r);
+    in.cur = in.pq = in.db = in.nxt = q;
+    in.job.qp = q;
+    in.job.we = kXsWeAll;
+    in.job.data = random_xs(r);
+    in.cmd = make_cmd(r, RNIC_QP_CMD_INIT, (q + 1) % kNumQp, false);
+    const XsOut before = h.cycle(in);
+    expect_xs(before, q, v[q], "before the edge of a write");
+    v[q] = in.job.data;
+    expect_xs(h.look(q), q, v[q], "after the edge of a write");
+}
+
+UNIT_TEST(random_run) {
+    XsHarness h(seed(0x7A0FF));
+    Rng &r = h.rng();
+    const uint64_t kCycles = 200000;
+    const int failures = rnic_check_failures();
+    while (h.now() < kCycles && !unit_stop(failures)) {
+        if (r.percent(1) && r.percent(3))
+            h.reset(r.range(1, 3));
+        const XsModel &m = h.model();
+        XsIn in = idle(r);
+        // One QP in the thick of it: every writer on it, often.
+        const unsigned hot = r.range(0, kNumQp - 1);
+        const bool pile = r.percent(30);
+        auto target = [&]() { return pile || r.percent(20) ? hot : r.range(0, kNumQp - 1); };
+
+        if (r.percent(12)) {
+            const unsigned k = r.range(0, 99);
+            const unsigned code = k < 30 ? RNIC_QP_CMD_INIT
+                                  : k < 60 ? RNIC_QP_CMD_RTS
+                                  : k < 80 ? RNIC_QP_CMD_RESET
+                                  : k < 90 ? RNIC_QP_CMD_ERROR
+                                           : kNotCmds[r.range(0, 3)];
+            in.cmd = make_cmd(r, code, target(), r.percent(50));
+        }
+        if (r.percent(60)) {
+            in.job.qp = target();
+            const unsigned k = r.range(0, 99);
+            const uint32_t cmd_we = cmd_effect(in.cmd).we;
+            if (k < 30)
+                in.job.we = xs_we(static_cast<XsField>(r.range(0, kXsFields - 1)));
+            else if (k < 60)
+                in.job.we = static_cast<uint32_t>(r.next()) & kXsWeAll;
+            else if (k < 70)
+                in.job.we = kXsWeAll;
+            else if (k < 85)
+                in.job.we = cmd_we ? cmd_we & static_cast<uint32_t>(r.next()) : xs_we(kDone);
+            else
+                in.job.we = ~cmd_we & kXsWeAll;
+            for (unsigned f = 0; f < kXsFields; f++) {
+                const unsigned w = kXsDesc[f].width;
+                in.job.data[f] = r.percent(15) ? mask_of(w) : r.percent(10) ? 0 : rand_field(r, w);
+            }
+        }
+        if (r.percent(50)) {
+            unsigned s;
+            in.fl.slot = r.percent(50) && m.oldest_slot(hot, &s) ? s : r.range(0, kSlots - 1);
+            in.fl.we = r.percent(40) ? kFlWeAll : static_cast<uint32_t>(r.next()) & kFlWeAll;
+            in.fl.data = random_flight(r);
+        }
+        if (r.percent(40))
+            in.cur = hot;
+        if (r.percent(40))
+            in.pq = hot;
+        if (r.percent(30))
+            in.db = hot;
+        if (r.percent(30))
+            in.nxt = hot;
+        h.cycle(in);
+    }
+    const XsStats &s = h.stats();
+    std::printf("random_run: %llu cycles, %llu resets, %llu output fields compared; commands INIT %llu RTS %llu "
+                "(%llu outside INIT, ignored) RESET %llu ERROR %llu no command %llu; %llu job writes; command and "
+                "job on one QP: %llu with a field in common, %llu without; %llu in-flight writes (%llu to a slot "
+                "shown as oldest); oldest views compared %llu times (%llu at a slot past the QP's first)\n",
+                static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.resets),
+                static_cast<unsigned long long>(s.compared),
+                static_cast<unsigned long long>(s.cmds[RNIC_QP_CMD_INIT]),
+                static_cast<unsigned long long>(s.cmds[RNIC_QP_CMD_RTS]),
+                static_cast<unsigned long long>(s.rts_ignored),
+                static_cast<unsigned long long>(s.cmds[RNIC_QP_CMD_RESET]),
+                static_cast<unsigned long long>(s.cmds[RNIC_QP_CMD_ERROR]),
+                static_cast<unsigned long long>(s.cmds[0] + s.cmds[5] + s.cmds[6] + s.cmds[7]),
+                static_cast<unsigned long long>(s.job_writes), static_cast<unsigned long long>(s.same_qp_overlap),
+                static_cast<unsigned long long>(s.same_qp_disjoint), static_cast<unsigned long long>(s.fl_writes),
+                static_cast<unsigned long long>(s.fl_to_oldest), static_cast<unsigned long long>(s.oldest_compared),
+                static_cast<unsigned long long>(s.oldest_nonzero));
+    CHECK(h.now() >= kCycles);
+    CHECK(s.resets > 3);
+    for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_INIT), static_cast<unsigned>(RNIC_QP_CMD_RTS),
+                          static_cast<unsigned>(RNIC_QP_CMD_RESET), static_cast<unsigned>(RNIC_QP_CMD_ERROR)})
+        CHECK(s.cmds[code] > 1000);
+    CHECK(s.rts_applied > 1000);
+    CHECK(s.rts_ignored > 1000);
+    for (unsigned f = 0; f < kXsFields; f++) CHECK(s.field_writes[f] > 10000);
+    CHECK(s.same_qp_overlap > 1000);
+    CHECK(s.same_qp_disjoint > 300);
+    CHECK(s.fl_to_oldest > 10000);
+    CHECK(s.oldest_nonzero > 100000);
+}

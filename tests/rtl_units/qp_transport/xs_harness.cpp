@@ -1,0 +1,300 @@
+#include "xs_harness.h"
+
+#include <cstdio>
+
+#include "rnic_check.h"
+
+namespace {
+constexpr unsigned kMaxReports = 10;        // failing cycles described in full per harness
+constexpr unsigned kMaxFieldsShown = 12;    // mismatched fields listed per failing cycle
+
+const char *cmd_name(unsigned c) {
+    switch (c) {
+    case RNIC_QP_CMD_INIT: return "INIT";
+    case RNIC_QP_CMD_RTS: return "RTS";
+    case RNIC_QP_CMD_ERROR: return "ERROR";
+    case RNIC_QP_CMD_RESET: return "RESET";
+    default: return "(none)";
+    }
+}
+
+// A narrow port (16 bits or fewer per QP, bit q or 16 q) of a view.
+template <class T> uint64_t narrow(T v, unsigned lsb, unsigned width) {
+    return (static_cast<uint64_t>(v) >> lsb) & mask_of(width);
+}
+}  // namespace
+
+XsHarness::XsHarness(uint64_t seed) : seed_(seed), rng_(seed ^ 0x9715ull), ctx_(unit_context(seed)) {
+    // Verilator 5.006 draws X values through the thread's context, not the
+    // model's (tests/rtl_units/cqe_writer/cqe_harness.cpp says why).
+    Verilated::threadContextp(ctx_.get());
+    dut_.reset(new Vrnic_qp_transport(ctx_.get()));
+    dut_->clk = 0;
+    dut_->eval();
+    model_.power_up();
+    reset();
+}
+
+XsHarness::~XsHarness() {
+    Verilated::threadContextp(ctx_.get());
+    dut_->final();
+    dut_.reset();
+    // Not set back to none: sched_harness.cpp says why.
+}
+
+void XsHarness::drive(const XsIn &in, bool rst_n) {
+    Vrnic_qp_transport &d = *dut_;
+    d.rst_n = rst_n;
+    d.cmd_valid = in.cmd.valid;
+    d.cmd = in.cmd.code & 7u;
+    d.cmd_sel = in.cmd.sel % kNumQp;
+    d.cmd_in_init = in.cmd.in_init;
+    d.cmd_sq_psn = in.cmd.sq_psn & 0xFFFFFFu;
+    d.cmd_rq_psn = in.cmd.rq_psn & 0xFFFFFFu;
+    d.wr_qp = in.job.qp % kNumQp;
+    d.wr_we = in.job.we & kXsWeAll;
+    pack(d.wr_data, kXsDesc, in.job.data);
+    d.fl_slot = in.fl.slot % kSlots;
+    d.fl_we = in.fl.we & kFlWeAll;
+    pack(d.fl_data, kFlDesc, in.fl.data);
+    d.cur = in.cur % kNumQp;
+    d.pq = in.pq % kNumQp;
+    d.db = in.db % kNumQp;
+    d.nxt = in.nxt % kNumQp;
+}
+
+XsOut XsHarness::read() const {
+    const Vrnic_qp_transport &d = *dut_;
+    XsOut o;
+    o.cur_xs = unpack(d.cur_xs, kXsDesc);
+    o.pq_xs = unpack(d.pq_xs, kXsDesc);
+    o.cur_oldest = unpack(d.cur_oldest, kFlDesc);
+    o.pq_oldest = unpack(d.pq_oldest, kFlDesc);
+    o.db_sq_ci = d.db_sq_ci;
+    o.db_rq_ci = d.db_rq_ci;
+    o.nxt_sq_ci = d.nxt_sq_ci;
+    o.nxt_done = d.nxt_done;
+    for (unsigned q = 0; q < kNumQp; q++) {
+        o.fenced[q] = narrow(d.all_fenced, q, 1);
+        o.bind_wait[q] = narrow(d.all_bind_wait, q, 1);
+        o.rd_hold[q] = narrow(d.all_rd_hold, q, 1);
+        o.hold_done[q] = static_cast<uint16_t>(wide_get(d.all_hold_done, 16 * q, 16));
+        o.sq_ci[q] = static_cast<uint16_t>(wide_get(d.all_sq_ci, 16 * q, 16));
+        o.done[q] = static_cast<uint16_t>(wide_get(d.all_done, 16 * q, 16));
+        o.rq_ci[q] = static_cast<uint16_t>(wide_get(d.all_rq_ci, 16 * q, 16));
+    }
+    for (unsigned s = 0; s < kSlots; s++) o.op[s] = static_cast<uint8_t>(wide_get(d.all_op, 8 * s, 8));
+    return o;
+}
+
+VlWide<words_of(kXsBits)> XsHarness::raw_cur_xs() const { return dut_->cur_xs; }
+VlWide<words_of(kFlBits)> XsHarness::raw_cur_oldest() const { return dut_->cur_oldest; }
+
+void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
+    struct Mismatch {
+        const char *port, *field, *at_what;   // at_what: "qp" or "slot"
+        unsigned at;
+        uint64_t got, want;
+    } mm[kMaxFieldsShown];
+    unsigned n = 0;
+    uint64_t compared = 0;
+    auto cmp = [&](const char *port, const char *field, const char *at_what, unsigned at, uint64_t g, uint64_t w) {
+        ++compared;
+        if (!rnic_check_record(g == w) && n < kMaxFieldsShown)
+            mm[n++] = {port, field, at_what, at, g, w};
+    };
+
+    auto xs_port = [&](const char *port, unsigned q, const Xs &g) {
+        const QpXs &m = model_.qp(q);
+        for (unsigned f = 0; f < kXsFields; f++)
+            if (m.has(static_cast<XsField>(f)))
+                cmp(port, kXsDesc[f].name, "qp", q, g[f], m.v[f]);
+    };
+    auto oldest_port = [&](const char *port, unsigned q, const Flight &g) {
+        unsigned s;
+        if (!model_.oldest_slot(q, &s))
+            return;
+        const Slot &m = model_.slot(s);
+        if (m.known) {
+            ++stats_.oldest_compared;
+            stats_.oldest_nonzero += s % kDepth != 0;
+        }
+        for (unsigned f = 0; f < kFlFields; f++)
+            if (m.has(static_cast<FlField>(f)))
+                cmp(port, kFlDesc[f].name, "slot", s, g[f], m.v[f]);
+    };
+    auto one = [&](const char *port, unsigned q, XsField f, uint64_t g) {
+        const QpXs &m = model_.qp(q);
+        if (m.has(f))
+            cmp(port, kXsDesc[f].name, "qp", q, g, m.v[f]);
+    };
+
+    const unsigned cur = in.cur % kNumQp, pq = in.pq % kNumQp, db = in.db % kNumQp, nxt = in.nxt % kNumQp;
+    xs_port("cur_xs", cur, got.cur_xs);
+    xs_port("pq_xs", pq, got.pq_xs);
+    oldest_port("cur_oldest", cur, got.cur_oldest);
+    oldest_port("pq_oldest", pq, got.pq_oldest);
+    one("db_sq_ci", db, kSqCi, got.db_sq_ci);
+    one("db_rq_ci", db, kRqCi, got.db_rq_ci);
+    one("nxt_sq_ci", nxt, kSqCi, got.nxt_sq_ci);
+    one("nxt_done", nxt, kDone, got.nxt_done);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        one("all_fenced", q, kFenced, got.fenced[q]);
+        one("all_bind_wait", q, kBindWait, got.bind_wait[q]);
+        one("all_rd_hold", q, kRdHold, got.rd_hold[q]);
+        one("all_hold_done", q, kHoldDone, got.hold_done[q]);
+        one("all_sq_ci", q, kSqCi, got.sq_ci[q]);
+        one("all_done", q, kDone, got.done[q]);
+        one("all_rq_ci", q, kRqCi, got.rq_ci[q]);
+    }
+    for (unsigned s = 0; s < kSlots; s++) {
+        const Slot &m = model_.slot(s);
+        if (m.has(kFlOp))
+            cmp("all_op", "op", "slot", s, got.op[s], m.v[kFlOp]);
+    }
+    stats_.compared += compared;
+
+    if (n && ++reports_ <= kMaxReports) {
+        describe(in, when);
+        for (unsigned i = 0; i < n; i++)
+            std::fprintf(stderr, "  %-13s %-9s %-4s %3u: unit 0x%llx, model 0x%llx\n", mm[i].port, mm[i].field,
+                         mm[i].at_what, mm[i].at,
+                         static_cast<unsigned long long>(mm[i].got), static_cast<unsigned long long>(mm[i].want));
+    }
+}
+
+void XsHarness::describe(const XsIn &in, const char *when) {
+    std::fprintf(stderr,
+                 "[qp_transport cycle %llu %s, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
+                 "  cmd %s valid %d (code %u) sel %u in_init %d sq_psn 0x%06x rq_psn 0x%06x; job qp %u we 0x%04x; "
+                 "flight slot %u (qp %u, %u) we 0x%x; cur %u pq %u db %u nxt %u\n",
+                 static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
+                 static_cast<unsigned long long>(seed_), cmd_name(in.cmd.code & 7u), in.cmd.valid, in.cmd.code & 7u,
+                 in.cmd.sel % kNumQp, in.cmd.in_init, in.cmd.sq_psn & 0xFFFFFFu, in.cmd.rq_psn & 0xFFFFFFu,
+                 in.job.qp % kNumQp, in.job.we & kXsWeAll, in.fl.slot % kSlots, in.fl.slot % kSlots / kDepth,
+                 in.fl.slot % kDepth, in.fl.we & kFlWeAll, in.cur % kNumQp, in.pq % kNumQp, in.db % kNumQp,
+                 in.nxt % kNumQp);
+    if (in.job.we & kXsWeAll) {
+        std::fprintf(stderr, "  job writes:");
+        for (unsigned f = 0; f < kXsFields; f++)
+            if (in.job.we & xs_we(static_cast<XsField>(f)))
+                std::fprintf(stderr, " %s=0x%llx", kXsDesc[f].name,
+                             static_cast<unsigned long long>(in.job.data[f] & mask_of(kXsDesc[f].width)));
+        std::fprintf(stderr, "\n");
+    }
+    const unsigned shown[] = {in.cur % kNumQp, in.pq % kNumQp, in.job.qp % kNumQp};
+    for (unsigned i = 0; i < 3; i++) {
+        const unsigned q = shown[i];
+        if ((i > 0 && q == shown[0]) || (i > 1 && q == shown[1]))
+            continue;
+        const QpXs &m = model_.qp(q);
+        std::fprintf(stderr, "  model qp %2u:", q);
+        for (unsigned f = 0; f < kXsFields; f++) {
+            if (m.has(static_cast<XsField>(f)))
+                std::fprintf(stderr, " %s=0x%llx", kXsDesc[f].name, static_cast<unsigned long long>(m.v[f]));
+            else
+                std::fprintf(stderr, " %s=?", kXsDesc[f].name);
+        }
+        std::fprintf(stderr, "\n");
+    }
+}
+
+void XsHarness::edge() {
+    Vrnic_qp_transport &d = *dut_;
+    d.clk = 0;
+    d.eval();
+    ctx_->timeInc(1);
+    d.clk = 1;
+    d.eval();
+    ctx_->timeInc(1);
+    d.clk = 0;
+    ++stats_.cycles;
+}
+
+void XsHarness::reset(unsigned cycles, const XsIn *during) {
+    Verilated::threadContextp(ctx_.get());
+    // Junk on every write port, every enable at random: rst_n must win.
+    for (unsigned i = 0; i < cycles; i++) {
+        if (during) {
+            drive(*during, false);
+            edge();
+            continue;
+        }
+        XsIn junk;
+        junk.cmd.valid = rng_.percent(80);
+        junk.cmd.code = rng_.range(0, 7);
+        junk.cmd.sel = rng_.range(0, kNumQp - 1);
+        junk.cmd.in_init = rng_.percent(70);
+        junk.cmd.sq_psn = rng_.u32();
+        junk.cmd.rq_psn = rng_.u32();
+        junk.job.qp = rng_.range(0, kNumQp - 1);
+        junk.job.we = rng_.percent(50) ? kXsWeAll : static_cast<uint32_t>(rng_.next());
+        for (uint64_t &v : junk.job.data) v = rng_.next();
+        junk.fl.slot = rng_.range(0, kSlots - 1);
+        junk.fl.we = rng_.percent(50) ? kFlWeAll : static_cast<uint32_t>(rng_.next());
+        for (uint64_t &v : junk.fl.data) v = rng_.next();
+        junk.cur = rng_.range(0, kNumQp - 1);
+        junk.pq = rng_.range(0, kNumQp - 1);
+        junk.db = rng_.range(0, kNumQp - 1);
+        junk.nxt = rng_.range(0, kNumQp - 1);
+        drive(junk, false);
+        edge();
+    }
+    model_.reset();
+    ++stats_.resets;
+}
+
+void XsHarness::tally(const XsIn &in) {
+    XsStats &s = stats_;
+    if (in.cmd.valid) {
+        const unsigned code = in.cmd.code & 7u;
+        ++s.cmds[code];
+        if (code == RNIC_QP_CMD_RTS)
+            ++(in.cmd.in_init ? s.rts_applied : s.rts_ignored);
+    }
+    const uint32_t we = in.job.we & kXsWeAll;
+    if (we) {
+        ++s.job_writes;
+        for (unsigned f = 0; f < kXsFields; f++) s.field_writes[f] += (we & xs_we(static_cast<XsField>(f))) != 0;
+        const CmdEffect e = cmd_effect(in.cmd);
+        if (e.we && in.cmd.sel % kNumQp == in.job.qp % kNumQp)
+            ++((e.we & we) ? s.same_qp_overlap : s.same_qp_disjoint);
+    }
+    if (in.fl.we & kFlWeAll) {
+        ++s.fl_writes;
+        unsigned o;
+        const unsigned slot = in.fl.slot % kSlots;
+        if ((model_.oldest_slot(in.cur, &o) && o == slot) || (model_.oldest_slot(in.pq, &o) && o == slot))
+            ++s.fl_to_oldest;
+    }
+}
+
+XsOut XsHarness::peek(const XsIn &in) {
+    Verilated::threadContextp(ctx_.get());
+    drive(in, true);
+    dut_->clk = 0;
+    dut_->eval();
+    const XsOut got = read();
+    check(in, got, "peek");
+    return got;
+}
+
+XsOut XsHarness::look(unsigned q) {
+    XsIn in;
+    in.cmd.sel = in.job.qp = in.cur = in.pq = in.db = in.nxt = q % kNumQp;
+    return peek(in);
+}
+
+XsOut XsHarness::cycle(const XsIn &in) {
+    Verilated::threadContextp(ctx_.get());
+    drive(in, true);
+    dut_->clk = 0;
+    dut_->eval();
+    const XsOut got = read();
+    check(in, got, "before the edge");
+    tally(in);
+    model_.edge(in);
+    edge();
+    check(in, read(), "after the edge");
+    return got;
+}

@@ -1,0 +1,130 @@
+// A reference model of the QP transport-state store, written from the
+// header comment of rtl/rnic_qp_transport.sv and the field comments of
+// rnic_pkg::qp_xs_t and flight_t (rtl/rnic_engine_types.svh), not from its
+// code. Per QP a qp_xs_t; NUM_QP * MAX_RD_ATOMIC slots of flight_t, the
+// slot of WQE index i of QP q being {q, i mod MAX_RD_ATOMIC}.
+//
+// Writers at a clock edge, each judged on the inputs of that cycle:
+//   rst_n low   the fields in kResetClears go to 0; nothing else is written,
+//               neither by a command nor by the job nor into the in-flight
+//               table (which is never reset: a slot is read only between
+//               its WQE's start and its completion). The header does not
+//               list what rst_n clears: the model holds the unit to the
+//               flags and indices the scheduler reads of every QP through
+//               the all_* views (fenced, bind_wait, rd_hold, sq_ci, done,
+//               rq_ci) and the responder's open message (wr_left, snd_open),
+//               so that a change to that list is one this bench flags.
+//   command     (cmd_valid) on cmd_sel. INIT: kInitClears to 0 (a new
+//               connection: indices, holds, counters, MSN, and wr_left so
+//               that no WRITE continues from a previous one), not the PSNs
+//               (RTS sets them) nor hold_done, wr_va, wr_rkey (read only
+//               under rd_hold and wr_left, which INIT clears). RTS, only
+//               with cmd_in_init: sq_psn and rq_psn from cmd_sq_psn and
+//               cmd_rq_psn. RESET: fenced and bind_wait to 0 (its fence
+//               holds). ERROR and codes that are no command: nothing.
+//   job         wr_qp, one write enable per field (qp_xs_we_t): each enabled
+//               field takes wr_data's. It wins over the command on the same
+//               QP and field; the command's other fields still change.
+//   in-flight   fl_slot, one write enable per field (flight_we_t).
+// Read ports, combinational: cur_xs / pq_xs the QP named; cur_oldest /
+// pq_oldest the slot {QP, done mod MAX_RD_ATOMIC} of that QP (its oldest
+// WQE in flight); db_sq_ci / db_rq_ci, nxt_sq_ci / nxt_done; all_fenced,
+// all_bind_wait, all_rd_hold (bit q), all_hold_done, all_sq_ci, all_done,
+// all_rq_ci (16 bits at 16 q), all_op (8 bits at 8 s, s a slot).
+//
+// A field is unknown from power-up (--x-initial unique makes it random)
+// until something writes it: rst_n for the fields it clears, a command or
+// the job for the rest. Unknown fields and slots are not compared; a field
+// that rst_n does not clear keeps its value through a reset.
+#ifndef XS_MODEL_H
+#define XS_MODEL_H
+
+#include <array>
+#include <cstdint>
+
+#include "rnic_hw.h"
+#include "xs_layout.h"
+
+constexpr unsigned kNumQp = RNIC_NUM_QP;
+constexpr unsigned kDepth = RNIC_MAX_RD_ATOMIC;
+constexpr unsigned kSlots = kNumQp * kDepth;
+static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP indices as all QW bits");
+static_assert((kDepth & (kDepth - 1)) == 0 && kDepth >= 2, "the bench drives slots as all QW + DW bits");
+
+constexpr uint32_t kResetClears = xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) | xs_we(kSndOpen) |
+                                  xs_we(kWrLeft) | xs_we(kDone) | xs_we(kSqCi) | xs_we(kRqCi);
+constexpr uint32_t kInitClears = xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) |
+                                 xs_we(kRdHold) | xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) |
+                                 xs_we(kWrLeft) | xs_we(kMsn);
+constexpr uint32_t kRtsSets = xs_we(kSqPsn) | xs_we(kRqPsn);
+constexpr uint32_t kResetCmdClears = xs_we(kFenced) | xs_we(kBindWait);
+
+// The QP_CMD codes of cmd's 3 bits that are no command.
+constexpr unsigned kNotCmds[] = {0u, 5u, 6u, 7u};
+static_assert(RNIC_QP_CMD_INIT == 1 && RNIC_QP_CMD_RESET == 4, "kNotCmds assumes QP_CMD is 1..4");
+
+struct XsCmd {
+    bool valid = false;
+    unsigned code = RNIC_QP_CMD_INIT;   // any 3-bit value
+    unsigned sel = 0;
+    bool in_init = false;
+    uint32_t sq_psn = 0, rq_psn = 0;    // 24 bits
+};
+
+struct XsJob {
+    unsigned qp = 0;
+    uint32_t we = 0;                    // qp_xs_we_t: xs_we(field) bits
+    Xs data{};
+};
+
+struct FlWrite {
+    unsigned slot = 0;                  // {qp, index mod MAX_RD_ATOMIC}
+    uint32_t we = 0;                    // flight_we_t: fl_we(field) bits
+    Flight data{};
+};
+
+struct XsIn {
+    XsCmd cmd;
+    XsJob job;
+    FlWrite fl;
+    unsigned cur = 0, pq = 0, db = 0, nxt = 0;
+};
+
+struct QpXs {
+    Xs v{};
+    uint32_t known = 0;                 // xs_we(field) bits
+    bool has(XsField f) const { return (known & xs_we(f)) != 0; }
+};
+
+struct Slot {
+    Flight v{};
+    uint32_t known = 0;                 // fl_we(field) bits
+    bool has(FlField f) const { return (known & fl_we(f)) != 0; }
+};
+
+// What a command does to one QP: the fields it writes and their values.
+struct CmdEffect {
+    uint32_t we = 0;
+    Xs v{};
+};
+CmdEffect cmd_effect(const XsCmd &k);
+
+class XsModel {
+public:
+    void power_up();   // everything unknown
+    void reset();      // rst_n low at an edge
+    void edge(const XsIn &in);
+
+    const QpXs &qp(unsigned q) const { return q_[q % kNumQp]; }
+    const Slot &slot(unsigned s) const { return s_[s % kSlots]; }
+    // The slot of q's oldest WQE in flight; false while q's done is unknown.
+    bool oldest_slot(unsigned q, unsigned *s) const;
+
+    static unsigned slot_of(unsigned q, uint32_t index) { return (q % kNumQp) * kDepth + index % kDepth; }
+
+private:
+    std::array<QpXs, kNumQp> q_{};
+    std::array<Slot, kSlots> s_{};
+};
+
+#endif

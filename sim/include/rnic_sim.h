@@ -57,6 +57,10 @@
  *                      (Ethernet link type, nanosecond timestamps of simulated time);
  *                      a relative name as RNIC_TRACE's
  *   RNIC_WAVE_DIR      directory of relative RNIC_TRACE and RNIC_PCAP names
+ *   RNIC_LINK_FAULTS   link faults (rnic_sim_set_link_faults below): groups
+ *                      split by ';', each "key=value,..."; e.g.
+ *                      "drop=0.01,dup=0.01,seed=7;nic=1,rule=drop,frame=3"
+ *                      (docs/platform.md, "Link faults", has every key)
  */
 #ifndef RNIC_SIM_H
 #define RNIC_SIM_H
@@ -232,6 +236,55 @@ uint64_t rnic_sim_link_frames(unsigned from);
  * in place) or 1 to drop it. NULL removes the hook. */
 typedef int (*rnic_sim_link_hook)(unsigned from, uint8_t *frame, size_t len, void *arg);
 void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg);
+
+/* ---- Link faults (docs/platform.md, "Link faults") ----
+ * What happens to each frame NIC `from` sends, after the link hook and
+ * before the wire (in this process, or the UDP socket to another). Each
+ * frame is judged once: by the rule when the rule hits it, else by one
+ * seeded random draw against the probabilities, taken in this order: drop,
+ * dup, corrupt, delay, reorder; whatever is left of 1 passes. The draw is
+ * made for every frame judged, rule or not, so adding a rule does not shift
+ * the random faults of the other frames. RNIC_LINK_FAULTS (the environment,
+ * above) sets the same at the first open. */
+enum {
+    RNIC_SIM_FAULT_NONE = 0,
+    RNIC_SIM_FAULT_DROP = 1,      /* never sent */
+    RNIC_SIM_FAULT_DUP = 2,       /* sent twice, back to back */
+    RNIC_SIM_FAULT_CORRUPT = 3,   /* one byte the ICRC covers flipped: the receiver drops the frame */
+    RNIC_SIM_FAULT_DELAY = 4,     /* sent delay_cycles later; frames sent after it wait behind it */
+    RNIC_SIM_FAULT_REORDER = 5,   /* sent right after the next frame that is sent, or reorder_cycles later */
+};
+struct rnic_sim_link_faults {
+    double drop, dup, corrupt, delay, reorder;   /* per frame, each from 0 to 1, their sum at most 1 */
+    uint32_t delay_cycles;        /* 0: 1000; at most 1000000000 */
+    uint32_t reorder_cycles;      /* a reordered frame nothing overtook leaves after this long; 0: 1000 */
+    uint64_t seed;                /* with the NIC's index, the sequence of draws */
+    int rule;                     /* RNIC_SIM_FAULT_*: what the rule does; NONE: no rule */
+    uint64_t rule_frame;          /* the first frame it hits: the frames it matches counted from 0 */
+    uint64_t rule_count;          /* matching frames hit from there on; 0: 1; UINT64_MAX: every one */
+    int rule_by_opcode;           /* nonzero: it matches only RoCEv2 frames with BTH opcode rule_opcode */
+    uint8_t rule_opcode;
+};
+/* Replaces NIC `from`'s fault configuration (NULL: none); its counters, its
+ * rule's frame count and its draws start over. Frames held back at that
+ * moment still leave as they were to. Call after the first rnic_sim_open.
+ * 0; -1 for no such NIC (or no fabric yet); -2 for a bad value (a
+ * probability outside 0..1, their sum above 1, an unknown rule, cycles
+ * above 1000000000); -3 from inside the simulation (a hook). */
+int rnic_sim_set_link_faults(unsigned from, const struct rnic_sim_link_faults *f);
+
+/* What NIC `from`'s faults did since its configuration. */
+struct rnic_sim_link_fault_stats {
+    uint64_t seen;                /* frames judged */
+    uint64_t dropped;
+    uint64_t duplicated;          /* frames sent twice (each counted once) */
+    uint64_t corrupted;
+    uint64_t delayed;
+    uint64_t reordered;           /* frames held back for the next one */
+    uint64_t held;                /* frames held now (delayed, reordered, or waiting behind one) */
+};
+/* 0; -1 for no such NIC or a NULL `out`; -3 from inside the simulation. */
+int rnic_sim_get_link_fault_stats(unsigned from, struct rnic_sim_link_fault_stats *out);
 
 /* Events from each NIC's trace port (rnic_pkg EV_* codes: WQE fetched,
  * first packet of a WQE sent, rkey verdict, CQE written, NAK sent, QP

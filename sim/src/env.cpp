@@ -1,5 +1,6 @@
 #include "env.h"
 
+#include <charconv>
 #include <cstdlib>
 
 namespace Env {
@@ -14,8 +15,6 @@ bool read(const std::string &name, const std::string &accepted, const std::funct
     *error = name + "=" + v + " is invalid; accepted: " + accepted;
     return false;
 }
-
-namespace {
 
 // Digits only, at most `max`: strtoull would take a sign ("-5" wraps to a
 // huge number), blanks and a suffix, and saturate on overflow.
@@ -33,7 +32,23 @@ bool parse_decimal(const std::string &s, uint64_t max, uint64_t *out) {
     return !s.empty();
 }
 
-}  // namespace
+// from_chars, not strtod: strtod reads "0,5" in a German locale the
+// program may have set, and takes "nan", "inf" and hex floats.
+bool parse_fraction(const std::string &s, double *out) {
+    size_t digits = 0, dots = 0;
+    for (const char c : s) {
+        if (c >= '0' && c <= '9')
+            ++digits;
+        else if (c == '.')
+            ++dots;
+        else
+            return false;
+    }
+    if (digits == 0 || dots > 1)
+        return false;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), *out, std::chars_format::fixed);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
 
 bool number(const std::string &name, uint64_t min, uint64_t max, uint64_t *out, std::string *error) {
     const std::string accepted = "a decimal number from " + std::to_string(min) + " to " + std::to_string(max);

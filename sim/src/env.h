@@ -31,4 +31,11 @@ bool word(const std::string &name, std::initializer_list<std::pair<const char *,
 // Any text (a file name).
 void text(const std::string &name, std::string *out);
 
+// The parsers behind those, for variables whose value has parts of its own
+// (RNIC_LINK_FAULTS). Decimal digits only, at most `max`.
+bool parse_decimal(const std::string &s, uint64_t max, uint64_t *out);
+// Digits with at most one '.' among them ("0.25", "1", ".5", "1."): no
+// sign, no exponent, no blanks, whatever the program's locale says.
+bool parse_fraction(const std::string &s, double *out);
+
 }  // namespace Env

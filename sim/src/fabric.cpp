@@ -7,6 +7,7 @@
 #include "fabric.h"
 #include "rnic_names.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -33,6 +34,8 @@ Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latenc
     }
     udp_.resize(nics);
     active_.assign(nics, false);
+    for (unsigned i = 0; i < nics; ++i)
+        faults_.emplace_back(i);
     // NIC 2k and 2k+1 face each other; an odd last NIC is looped to itself.
     // The wiring is fixed; whether a peer's frames come from its model here
     // or from a socket is decided when NICs join.
@@ -164,6 +167,17 @@ void Fabric::capture(const std::vector<uint8_t> &bytes, uint64_t cycle) {
 void Fabric::send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle) {
     if (hook_ && hook_(from, bytes.data(), bytes.size(), hook_arg_) != 0)
         return;
+    LinkFaults &lf = faults_[from];
+    if (lf.bypass()) {
+        wire(from, std::move(bytes), cycle);
+        return;
+    }
+    lf.submit(std::move(bytes), cycle);
+    lf.release(cycle, [&](std::vector<uint8_t> &&f) { wire(from, std::move(f), cycle); });
+    note_held();
+}
+
+void Fabric::wire(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle) {
     capture(bytes, cycle);
     if (udp_[from]) {
         udp_[from]->send(bytes.data(), bytes.size());
@@ -171,6 +185,19 @@ void Fabric::send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cy
         return;
     }
     links_[from].send(std::move(bytes), cycle);
+}
+
+void Fabric::release_held(uint64_t cycle) {
+    for (unsigned i = 0; i < size(); ++i)
+        if (faults_[i].next_release() <= cycle)
+            faults_[i].release(cycle, [&](std::vector<uint8_t> &&f) { wire(i, std::move(f), cycle); });
+    note_held();
+}
+
+void Fabric::note_held() {
+    next_release_ = LinkFaults::kNever;
+    for (const LinkFaults &lf : faults_)
+        next_release_ = std::min(next_release_, lf.next_release());
 }
 
 // A frame from another process is on the wire from now: it reaches the NIC
@@ -205,7 +232,7 @@ bool Fabric::irq_any(uint32_t mask) const {
     return false;
 }
 
-bool Fabric::idle() const {
+bool Fabric::settled() const {
     for (const RnicDevice *d : clocked_)
         if (d->idle_cycles() < kIdleSettleCycles)
             return false;
@@ -215,11 +242,16 @@ bool Fabric::idle() const {
     return true;
 }
 
+bool Fabric::idle() const { return next_release_ == LinkFaults::kNever && settled(); }
+
 // One cycle of the whole fabric. Every NIC's inputs are settled before any
 // NIC is clocked, so no NIC sees another's future.
 void Fabric::step() {
     if (ports_ && cycle_ % kPortPollCycles == 0)
         poll_ports();
+    // Before the links move: a frame released now is on the wire from now.
+    if (cycle_ >= next_release_)
+        release_held(cycle_);
     for (auto &l : links_)
         l.tick(cycle_);
     for (RnicDevice *d : clocked_) {
@@ -280,6 +312,16 @@ RunResult Fabric::clock(const RunRequest &req) {
                 skipped_ += n;
             }
             break;
+        }
+        // Settled with a frame held back: nothing happens before it is due,
+        // so the time up to then is jumped like idle time (never past it).
+        if (req.skip_idle && next_release_ != LinkFaults::kNever && next_release_ > cycle_ && settled()) {
+            const uint64_t n = std::min(next_release_ - cycle_, req.max_cycles - res.cycles);
+            cycle_ += n;
+            qk.inc(period_ * static_cast<double>(n));
+            res.cycles += n;
+            res.skipped += n;
+            skipped_ += n;
         }
         if (qk.need_sync())
             qk.sync();

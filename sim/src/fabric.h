@@ -36,6 +36,7 @@
 #include "host_memory.h"
 #include "host_memory_target.h"
 #include "link.h"
+#include "link_faults.h"
 #include "rnic_device.h"
 #include "rnic_sim.h"
 #include "udp_port.h"
@@ -112,7 +113,8 @@ public:
     // Jumps `cycles` ahead without clocking; only while idle() (checked).
     void skip(uint64_t cycles);
     // Nothing can change until software or another process acts: every
-    // active NIC idle for kIdleSettleCycles, nothing on any link.
+    // active NIC idle for kIdleSettleCycles, nothing on any link, no frame
+    // held back by a link fault.
     bool idle() const;
     // Some NIC's link leaves this process.
     bool has_ports() const { return ports_ > 0; }
@@ -153,13 +155,24 @@ public:
     // RNIC_SIM_LOG: every trace-port event on stderr, by name, with its cycle.
     void set_log_events(bool on) { log_events_ = on; }
     void set_hook(rnic_sim_link_hook hook, void *arg) { hook_ = hook; hook_arg_ = arg; }
+    // Fault injection on the link out of NIC i (link_faults.h; checked by
+    // the caller); nullptr: none.
+    void set_faults(unsigned i, const rnic_sim_link_faults *f) { faults_[i].configure(f); }
+    rnic_sim_link_fault_stats fault_stats(unsigned i) const { return faults_[i].stats(); }
 
 private:
     using BarSocket = tlm_utils::simple_target_socket_tagged<Fabric>;
     // A BAR transaction from NIC `nic`'s host bridge: one cycle of the fabric.
     void bar_transport(int nic, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
-    // A NIC finished sending a frame in `cycle`: hook, capture, then the wire.
+    // A NIC finished sending a frame in `cycle`: hook, faults, then the wire.
     void send_frame(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle);
+    // A frame goes on the wire in `cycle`: capture, then the link or the socket.
+    void wire(unsigned from, std::vector<uint8_t> &&bytes, uint64_t cycle);
+    // Frames the faults held that are due by `cycle` go on the wire.
+    void release_held(uint64_t cycle);
+    void note_held();
+    // Every active NIC idle for kIdleSettleCycles, nothing on any link.
+    bool settled() const;
     void event(const rnic_sim_event &ev);
     static void log_event(const rnic_sim_event &ev);
     void clock_thread();
@@ -195,6 +208,10 @@ private:
     uint32_t irq_rises_ = 0;
     rnic_sim_link_hook hook_ = nullptr;
     void *hook_arg_ = nullptr;
+    std::vector<LinkFaults> faults_;   // faults_[i]: on frames sent by NIC i
+    // The first cycle a held frame is due in, over every NIC: step() looks
+    // at nothing else while no frame is held.
+    uint64_t next_release_ = LinkFaults::kNever;
     bool log_events_ = false;
     rnic_sim_event_hook event_hook_ = nullptr;
     void *event_arg_ = nullptr;

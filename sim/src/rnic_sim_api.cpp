@@ -210,6 +210,32 @@ void rnic_sim_set_link_hook(rnic_sim_link_hook hook, void *arg) {
     if (a.ok() && rt.built())
         rt.fabric().set_hook(hook, arg);
 }
+// The faults are checked before the lock is taken: a bad value is the
+// caller's mistake whatever state the fabric is in.
+int rnic_sim_set_link_faults(unsigned from, const struct rnic_sim_link_faults *f) {
+    if (f && !LinkFaults::check(*f).empty())
+        return -2;
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    if (!a.ok())
+        return -3;
+    if (!rt.built() || from >= rt.fabric().size())
+        return -1;
+    rt.fabric().set_faults(from, f);
+    return 0;
+}
+int rnic_sim_get_link_fault_stats(unsigned from, struct rnic_sim_link_fault_stats *out) {
+    if (!out)
+        return -1;
+    Runtime &rt = Runtime::get();
+    Runtime::Access a(rt);
+    if (!a.ok())
+        return -3;
+    if (!rt.built() || from >= rt.fabric().size())
+        return -1;
+    *out = rt.fabric().fault_stats(from);
+    return 0;
+}
 void rnic_sim_set_event_hook(rnic_sim_event_hook hook, void *arg) {
     Runtime &rt = Runtime::get();
     Runtime::Access a(rt);

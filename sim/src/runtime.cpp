@@ -1,6 +1,7 @@
 #include "runtime.h"
 
 #include "env.h"
+#include "link_fault_spec.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -49,7 +50,20 @@ struct Settings {
     int coherency = RNIC_SIM_COHERENT;
     int log = 0;
     std::string trace, wave_dir, pcap;
+    std::vector<LinkFaultGroup> faults;
 };
+
+// RNIC_LINK_FAULTS has parts of its own: the message adds which part is wrong.
+bool read_faults(Settings *s, std::string *error) {
+    std::string why;
+    const bool ok = Env::read(
+        "RNIC_LINK_FAULTS", kLinkFaultSyntax,
+        [&](const std::string &v) { return parse_link_faults(v, static_cast<unsigned>(s->nics), &s->faults, &why); },
+        error);
+    if (!ok)
+        *error += " (" + why + ")";
+    return ok;
+}
 
 // The first bad value stops the reading: its message is the open's one line.
 bool read_settings(Settings *s, std::string *error) {
@@ -71,7 +85,9 @@ bool read_settings(Settings *s, std::string *error) {
            Env::number("RNIC_LINK_LATENCY", 1, 1000000000, &s->latency, error) &&
            Env::number("RNIC_LINK_PORT_BASE", 1, 65535, &s->port_base, error) &&
            Env::word("RNIC_HOST_COHERENCY", {{"coherent", RNIC_SIM_COHERENT}, {"noncoherent", RNIC_SIM_NONCOHERENT}},
-                     &s->coherency, error);
+                     &s->coherency, error) &&
+           // After RNIC_SIM_NICS: its nic= names a NIC of the fabric.
+           read_faults(s, error);
 }
 
 // A relative trace or capture name: under RNIC_WAVE_DIR, else the working
@@ -198,6 +214,10 @@ bool Runtime::build(Choice choice, std::string *error) {
     fabric_->set_log_events(s.log != 0);
     for (unsigned i = 0; i < nics; ++i)
         fabric_->memory(i).set_default_coherency(s.coherency);
+    for (const LinkFaultGroup &g : s.faults)
+        for (unsigned i = 0; i < nics; ++i)
+            if (g.nic < 0 || static_cast<unsigned>(g.nic) == i)
+                fabric_->set_faults(i, &g.faults);
     if (!s.pcap.empty())
         fabric_->open_pcap(output_path(s, s.pcap));
     fabric_->start();

@@ -46,6 +46,13 @@ static const struct env_case bad[] = {
     {"RNIC_LINK_PORT_BASE", "0", NULL},
     {"RNIC_LINK_PORT_BASE", "65536", NULL},
     {"RNIC_LINK_PORT_BASE", "+24790", NULL},
+    {"RNIC_LINK_FAULTS", "drop=2", NULL},
+    {"RNIC_LINK_FAULTS", "drop=0.5,dup=0.6", NULL},
+    {"RNIC_LINK_FAULTS", "nic=2,drop=0.1", NULL},   /* a fabric of two NICs */
+    {"RNIC_LINK_FAULTS", "drop=0.1;", NULL},
+    {"RNIC_LINK_FAULTS", "frame=3", NULL},
+    {"RNIC_LINK_FAULTS", "rule=explode", NULL},
+    {"RNIC_LINK_FAULTS", "loss=0.1", NULL},
     /* Read only when a NIC's link leaves the process: auto mode, rnic1 not open. */
     {"RNIC0_LINK_LOCAL", "nowhere", "RNIC_SIM_MODE=auto"},
     {"RNIC0_LINK_PEER", "127.0.0.1:99999", "RNIC_SIM_MODE=auto"},
@@ -59,6 +66,9 @@ static const struct env_case good[] = {
     {"RNIC_SIM_NICS", "16", NULL},
     {"RNIC_HOST_COHERENCY", "noncoherent", NULL},
     {"RNIC_SIM_LOG", "", NULL},
+    {"RNIC_LINK_FAULTS", "drop=0.01,dup=0.01,seed=7", NULL},
+    {"RNIC_LINK_FAULTS", "nic=1,rule=corrupt,frame=3,opcode=0x0a;reorder=0.5,reorder_cycles=20", NULL},
+    {"RNIC_LINK_FAULTS", "", NULL},
 };
 
 static int run_case(const struct env_case *c, struct child_run *r) {

@@ -50,6 +50,11 @@ int rnic_cq_destroy(rnic_cq *cq) {
     rnic_dev *d = cq->dev;
     reg_wr(d, RNIC_REG_CQ_SEL, cq->num);
     reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_DESTROY);
+    /* CQEs still in the ring go with it, and so does the interrupt they
+     * raised: only a take acknowledges it, and none can come now, so it
+     * would keep the device's interrupt line up for good, and a lockstep
+     * wait, which returns while the line is up, would never let time pass. */
+    reg_wr(d, RNIC_REG_INTR_STATUS, 1u << cq->num);
     rnic_ring_free(d, cq->ring, (size_t)RNIC_CQE_BYTES << cq->log);
     d->cqs[cq->num] = NULL;
     free(cq);

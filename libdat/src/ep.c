@@ -13,8 +13,11 @@
 
 #include "dat_internal.h"
 
-/* Cycles the flush of a freed EP may take before its QP number goes. */
+/* Cycles the flush of a freed EP may take before its QP number goes, and
+ * the waits it may take them in (a bound of its own: should the NIC's
+ * clock not move, the cycles alone would never run out). */
 #define QUIESCE_LIMIT_CYCLES 200000u
+#define QUIESCE_MAX_WAITS 1024u
 
 static struct dat_ep *ep_lookup(DAT_EP_HANDLE h)
 {
@@ -190,22 +193,27 @@ static bool ep_idle(const struct dat_ep *ep)
     return ep->sq_tail == ep->sq_head && ep->rq_tail == ep->rq_head;
 }
 
+/* Every CQ of the device is drained, not only the EP's: in lockstep a
+ * wait returns at once while any CQ of the NIC has its interrupt raised, so
+ * a completion left in another CQ let no NIC time pass, and the flush was
+ * given up unseen. The QP then went with receives or requests still posted,
+ * whose late flush completions were taken for those of the next EP given
+ * the QP number, or, when their EVD was freed first, left the NIC's
+ * interrupt raised for good, and every lockstep wait of the process spun
+ * without end. The limit is NIC time that passed, not time asked for. */
 void dat_ep_quiesce(struct dat_ep *ep)
 {
     if (!ep->qp)
         return;
     rnic_qp_set_error(ep->qp);
     struct dat_dev *dev = ep->hdr.ia->dev;
-    uint64_t spent = 0;
-    while (spent < QUIESCE_LIMIT_CYCLES) {
-        if (ep->req_evd && ep->req_evd->cq)
-            dat_progress_cq(ep->req_evd);
-        if (ep->recv_evd && ep->recv_evd->cq)
-            dat_progress_cq(ep->recv_evd);
-        if (ep_idle(ep))
+    const uint64_t start = dat_now(dev);
+    for (unsigned waits = 0;; waits++) {
+        for (struct dat_evd *e = dev->cq_evds; e; e = e->cq_next)
+            dat_progress_cq(e);
+        if (ep_idle(ep) || dat_now(dev) - start >= QUIESCE_LIMIT_CYCLES || waits == QUIESCE_MAX_WAITS)
             break;
-        uint64_t w = rnic_wait(dev->rdev, 1024);
-        spent += w ? w : 1024;
+        rnic_wait(dev->rdev, 1024);
     }
 }
 

@@ -17,6 +17,12 @@
     wqe_addr = base + {48'd0, idx & 16'((17'd1 << lg) - 17'd1)} * 64'(WQE_BYTES);
   endfunction
 
+  // The payload of the next packet of a message with `left` bytes to go:
+  // a whole MTU, or what is left.
+  function automatic logic [15:0] pkt_len(input logic [31:0] left);
+    pkt_len = 16'((left < 32'(MTU)) ? left : 32'(MTU));
+  endfunction
+
   // The engine runs one job at a time, in these states. Which unit owns
   // each: rnic_job_control (idle, fetch, transmit, the start and the
   // payload of a received frame), rnic_requester (S_SQ_*), rnic_responder

@@ -159,25 +159,23 @@ module rnic_qp_transport #(
           default: ;
         endcase
       end
-      // The job's write (none: wr_we all clear).
-      begin
-        if (wr_we.sq_psn)    q_sq_psn[wr_qp]    <= wr_data.sq_psn;
-        if (wr_we.rq_psn)    q_rq_psn[wr_qp]    <= wr_data.rq_psn;
-        if (wr_we.msn)       q_msn[wr_qp]       <= wr_data.msn;
-        if (wr_we.sq_ci)     q_sq_ci[wr_qp]     <= wr_data.sq_ci;
-        if (wr_we.rq_ci)     q_rq_ci[wr_qp]     <= wr_data.rq_ci;
-        if (wr_we.done)      q_done[wr_qp]      <= wr_data.done;
-        if (wr_we.fenced)    q_fenced[wr_qp]    <= wr_data.fenced;
-        if (wr_we.bind_wait) q_bind_wait[wr_qp] <= wr_data.bind_wait;
-        if (wr_we.rd_hold)   q_rd_hold[wr_qp]   <= wr_data.rd_hold;
-        if (wr_we.hold_done) q_hold_done[wr_qp] <= wr_data.hold_done;
-        if (wr_we.out_got)   q_out_got[wr_qp]   <= wr_data.out_got;
-        if (wr_we.wr_va)     q_wr_va[wr_qp]     <= wr_data.wr_va;
-        if (wr_we.wr_left)   q_wr_left[wr_qp]   <= wr_data.wr_left;
-        if (wr_we.wr_rkey)   q_wr_rkey[wr_qp]   <= wr_data.wr_rkey;
-        if (wr_we.rcv_got)   q_rcv_got[wr_qp]   <= wr_data.rcv_got;
-        if (wr_we.snd_open)  q_snd_open[wr_qp]  <= wr_data.snd_open;
-      end
+      // The job's write, after the command's: it wins on a field both write.
+      if (wr_we.sq_psn)    q_sq_psn[wr_qp]    <= wr_data.sq_psn;
+      if (wr_we.rq_psn)    q_rq_psn[wr_qp]    <= wr_data.rq_psn;
+      if (wr_we.msn)       q_msn[wr_qp]       <= wr_data.msn;
+      if (wr_we.sq_ci)     q_sq_ci[wr_qp]     <= wr_data.sq_ci;
+      if (wr_we.rq_ci)     q_rq_ci[wr_qp]     <= wr_data.rq_ci;
+      if (wr_we.done)      q_done[wr_qp]      <= wr_data.done;
+      if (wr_we.fenced)    q_fenced[wr_qp]    <= wr_data.fenced;
+      if (wr_we.bind_wait) q_bind_wait[wr_qp] <= wr_data.bind_wait;
+      if (wr_we.rd_hold)   q_rd_hold[wr_qp]   <= wr_data.rd_hold;
+      if (wr_we.hold_done) q_hold_done[wr_qp] <= wr_data.hold_done;
+      if (wr_we.out_got)   q_out_got[wr_qp]   <= wr_data.out_got;
+      if (wr_we.wr_va)     q_wr_va[wr_qp]     <= wr_data.wr_va;
+      if (wr_we.wr_left)   q_wr_left[wr_qp]   <= wr_data.wr_left;
+      if (wr_we.wr_rkey)   q_wr_rkey[wr_qp]   <= wr_data.wr_rkey;
+      if (wr_we.rcv_got)   q_rcv_got[wr_qp]   <= wr_data.rcv_got;
+      if (wr_we.snd_open)  q_snd_open[wr_qp]  <= wr_data.snd_open;
     end
   end
 

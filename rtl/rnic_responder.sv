@@ -72,7 +72,7 @@ module rnic_responder #(
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
     first   = j.pkt_i == 16'd0;
     last    = j.bytes_left <= MTU;
-    plen    = 16'((j.bytes_left < MTU) ? j.bytes_left : MTU);
+    plen    = rnic_pkg::pkt_len(j.bytes_left);
 
     jn = jd;
     xs_we = '0;

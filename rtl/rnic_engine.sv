@@ -56,6 +56,7 @@ module rnic_engine #(
   input  logic [23:0] qp_sq_psn,
   input  logic [23:0] qp_rq_psn,
   input  logic [7:0]  qp_flags,
+  input  rnic_pkg::reg_qp_timers_t qp_timers,
   output logic [15:0] qp_state_rd,
 
   input  logic        cq_cmd_valid,
@@ -148,6 +149,11 @@ module rnic_engine #(
   output logic [7:0]  trace_event,
   output logic [15:0] trace_qpn,
   output logic [63:0] trace_arg,
+
+  // The platform's time, for the retransmission timers (rnic_ack_timer).
+  input  logic [63:0] time_now,
+  output logic        wake_valid,
+  output logic [63:0] wake_at,
 
   // Nothing to do and nothing under way: see the block before the state
   // machine's always_ff.
@@ -588,6 +594,16 @@ module rnic_engine #(
                         - (dma_wr_cpl_valid ? 8'd1 : 8'd0);
     end
   end
+
+  // Retransmission timers: not yet (issue 11).
+  assign wake_valid = 1'b0;
+  assign wake_at = '0;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [63:0] unused_time;
+  rnic_pkg::reg_qp_timers_t unused_timers;
+  assign unused_time = time_now;
+  assign unused_timers = qp_timers;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // The engine's rules are asserted in rnic_engine_checker, bound into it.
 endmodule

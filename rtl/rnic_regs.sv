@@ -73,6 +73,7 @@ module rnic_regs #(
   output logic [23:0] qp_sq_psn,
   output logic [23:0] qp_rq_psn,
   output logic [7:0]  qp_flags,
+  output rnic_pkg::reg_qp_timers_t qp_timers,
   input  logic [15:0] qp_state_rd,     // state (7:0) and error status (15:8) of qp_sel
 
   // doorbells: kind 0 = send, 1 = receive, 2 = CQ consumer
@@ -165,6 +166,7 @@ module rnic_regs #(
   assign qp_sq_psn = 24'(reg2hw.qp_sq_psn);
   assign qp_rq_psn = 24'(reg2hw.qp_rq_psn);
   assign qp_flags  = 8'(reg2hw.qp_flags);
+  assign qp_timers = reg2hw.qp_timers;
   assign enable    = reg2hw.ctrl.enable;
   assign mac       = {reg2hw.mac_hi, reg2hw.mac_lo};
   assign ipv4      = reg2hw.ipv4;

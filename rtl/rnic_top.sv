@@ -64,11 +64,17 @@ module rnic_top #(
   output logic [63:0] trace_arg,
 
   // The NIC holds no work: while the inputs stay quiet (no BAR request, no
-  // rx beat, no DMA read data, no DMA write completion; time_now aside) no
-  // output changes at the next edge and idle stays high. A function of
-  // flip-flops (and rst_n) only. docs/rtl-interfaces.md says what it does
-  // and does not promise.
-  output logic        idle
+  // rx beat, no DMA read data, no DMA write completion; time_now aside,
+  // until it reaches wake_at) no output changes at the next edge and idle
+  // stays high. A function of flip-flops (and rst_n) only.
+  // docs/rtl-interfaces.md says what it does and does not promise.
+  output logic        idle,
+  // A retransmission timer is armed: at time_now == wake_at the NIC has
+  // work again (a timer may be due), so a platform that skips idle cycles
+  // must clock the cycle in which time_now reaches wake_at. Also a function
+  // of flip-flops; it may name a time at which nothing turns out to be due.
+  output logic        wake_valid,
+  output logic [63:0] wake_at
 );
   localparam int unsigned QW  = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
@@ -111,6 +117,7 @@ module rnic_top #(
   logic [31:0] qp_remote_ip;
   logic [47:0] qp_remote_mac;
   logic [7:0]  qp_flags;
+  rnic_pkg::reg_qp_timers_t qp_timers;
 
   logic        db_valid;
   logic [1:0]  db_kind;
@@ -134,7 +141,7 @@ module rnic_top #(
     .cq_cmd_valid, .cq_cmd, .cq_sel, .cq_base, .cq_log,
     .qp_cmd_valid, .qp_cmd, .qp_sel, .qp_sq_base, .qp_rq_base, .qp_sq_log, .qp_rq_log,
     .qp_scq, .qp_rcq, .qp_pz, .qp_remote_qpn, .qp_remote_ip, .qp_remote_mac, .qp_sq_psn,
-    .qp_rq_psn, .qp_flags, .qp_state_rd,
+    .qp_rq_psn, .qp_flags, .qp_timers, .qp_state_rd,
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue, .ev_rx_drop,
     .intr_set, .irq, .idle(regs_idle));
@@ -204,7 +211,7 @@ module rnic_top #(
     .clk, .rst_n(core_rst_n), .enable, .mac, .ipv4, .mutant,
     .qp_cmd_valid, .qp_cmd, .qp_sel, .qp_sq_base, .qp_rq_base, .qp_sq_log, .qp_rq_log,
     .qp_scq, .qp_rcq, .qp_pz, .qp_remote_qpn, .qp_remote_ip, .qp_remote_mac, .qp_sq_psn,
-    .qp_rq_psn, .qp_flags, .qp_state_rd,
+    .qp_rq_psn, .qp_flags, .qp_timers, .qp_state_rd,
     .cq_cmd_valid, .cq_cmd, .cq_sel, .cq_base, .cq_log,
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue,
@@ -221,7 +228,8 @@ module rnic_top #(
     .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_tag, .dma_wr_cpl_err,
     .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
     .rxb_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
-    .trace_valid, .trace_event, .trace_qpn, .trace_arg, .idle(eng_idle));
+    .trace_valid, .trace_event, .trace_qpn, .trace_arg, .time_now, .wake_valid, .wake_at,
+    .idle(eng_idle));
 
   // Every block that has state of its own says whether it is under way; in
   // reset nothing is idle (the registers are being set, and a platform must
@@ -239,7 +247,8 @@ module rnic_top #(
   assign outs = {bar_rsp_valid, dma_rd_req_valid, dma_rd_rsp_ready, dma_wr_valid, tx_tvalid, rx_tready, irq,
                  trace_valid, idle};
   logic quiet, sva_idle_quiet;
-  assign quiet = !bar_req_valid && !rx_tvalid && !dma_rd_rsp_valid && !dma_wr_cpl_valid;
+  assign quiet = !bar_req_valid && !rx_tvalid && !dma_rd_rsp_valid && !dma_wr_cpl_valid &&
+                 !(wake_valid && time_now >= wake_at);
 
   always_ff @(posedge clk) begin
     if (rst_n && idle) begin

@@ -202,20 +202,25 @@ module rnic_engine #(
   logic [NUM_QP-1:0]          sch_fenced, sch_bind_wait, sch_rd_hold;
   logic [16*NUM_QP-1:0]       sch_hold_done, sch_sq_ci, sch_done, sch_rq_ci;
   logic [8*NUM_QP*rnic_pkg::MAX_RD_ATOMIC-1:0] sch_op;
-  logic                       pick_any, flush_any, bind_any, rd_at_limit;
-  logic [QW-1:0]              pick_q, flush_q, bind_q;
+  logic                       pick_any, flush_any, bind_any, retry_any, rd_at_limit;
+  logic [QW-1:0]              pick_q, flush_q, bind_q, retry_q;
+  logic [NUM_QP-1:0]          sch_rnr_wait, tmr_due;
+  /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the fields it needs only
+  rnic_pkg::reg_qp_timers_t   cur_timers, pq_timers;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_qp_cfg (
     .clk, .rst_n,
     .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel), .cmd_sq_base(qp_sq_base), .cmd_rq_base(qp_rq_base),
     .cmd_sq_log(qp_sq_log), .cmd_rq_log(qp_rq_log), .cmd_scq(qp_scq), .cmd_rcq(qp_rcq), .cmd_pz(qp_pz),
-    .cmd_flags(qp_flags), .cmd_remote_qpn(qp_remote_qpn), .cmd_remote_ip(qp_remote_ip),
+    .cmd_flags(qp_flags), .cmd_timers(qp_timers), .cmd_remote_qpn(qp_remote_qpn), .cmd_remote_ip(qp_remote_ip),
     .cmd_remote_mac(qp_remote_mac),
     .db_valid, .db_kind, .db_index, .db_value, .db_sq_ci, .db_rq_ci, .db_ok(qp_db_ok),
     .err_valid(st == rnic_pkg::S_ERROR_QP), .err_qp(cur), .err_status(j.err_status),
     .cur, .cur_sq_base, .cur_rq_base, .cur_sq_log, .cur_rq_log, .cur_scq, .cur_rcq, .cur_pz,
-    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi,
-    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_rq_pi,
+    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_timers,
+    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers,
+    .pq_rq_pi,
     .nxt(bind_any ? bind_q : pick_q), .nxt_sq_base, .nxt_sq_log,
     .sel_state, .sel_err,
     .all_state, .all_flags, .all_sq_pi, .all_rq_pi);
@@ -232,22 +237,45 @@ module rnic_engine #(
     .clk, .rst_n,
     .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel),
     .cmd_in_init(sel_state == 2'(rnic_pkg::QP_STATE_INIT)), .cmd_sq_psn(qp_sq_psn), .cmd_rq_psn(qp_rq_psn),
+    .cmd_retry_cnt(qp_timers.retry_cnt), .cmd_rnr_retry(qp_timers.rnr_retry),
     .wr_qp(job_q), .wr_we(xs_we), .wr_data(xs_wr), .fl_slot, .fl_we, .fl_data(fl_wr),
     .cur, .cur_xs, .cur_oldest, .pq, .pq_xs, .pq_oldest,
     .db(db_index), .db_sq_ci, .db_rq_ci, .nxt(bind_any ? bind_q : pick_q), .nxt_sq_ci, .nxt_done,
-    .all_fenced(sch_fenced), .all_bind_wait(sch_bind_wait), .all_rd_hold(sch_rd_hold),
+    .all_fenced(sch_fenced), .all_bind_wait(sch_bind_wait), .all_rd_hold(sch_rd_hold), .all_rnr_wait(sch_rnr_wait),
     .all_hold_done(sch_hold_done), .all_sq_ci(sch_sq_ci), .all_done(sch_done), .all_rq_ci(sch_rq_ci),
     .all_op(sch_op));
 
   // The send-queue scheduler: the next QP with send work (a BIND to
-  // commit, a WQE to start, a queue to flush), round-robin, and whether a
-  // READ of cur must wait for the READ limit.
+  // commit, a retry due, a WQE to start, a queue to flush), round-robin, and
+  // whether a READ of cur must wait for the READ limit.
   rnic_sq_scheduler #(.NUM_QP(NUM_QP)) u_sched (
     .clk, .rst_n, .mutant, .state(all_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
-    .rd_hold(sch_rd_hold), .hold_done(sch_hold_done), .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
+    .rd_hold(sch_rd_hold), .rnr_wait(sch_rnr_wait), .retry_due(tmr_due), .hold_done(sch_hold_done),
+    .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
     .rq_pi(all_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(all_flags),
-    .advance(st == rnic_pkg::S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && pick_any),
-    .pick_any, .pick_q, .bind_any, .bind_q, .flush_any, .flush_q, .cur, .rd_at_limit);
+    .advance(st == rnic_pkg::S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && !retry_any &&
+             pick_any),
+    .pick_any, .pick_q, .bind_any, .bind_q, .retry_any, .retry_q, .flush_any, .flush_q, .cur, .rd_at_limit);
+
+  // Each QP's retransmission timer. A job step asks (j.tmr_op, j.kick, for
+  // cur) and the next cycle does it here: the deadline is now plus the
+  // QP's ACK timeout (QP_TIMERS.ACK_TIMEOUT: 1024 x 2^t cycles, 4.096 us x
+  // 2^t at 250 MHz; 0 means none) or the RNR NAK's delay.
+  logic        tmr_arm, tmr_on, tmr_idle;
+  logic [63:0] tmr_at;
+  always_comb begin
+    tmr_arm = j.tmr_op != rnic_pkg::TMR_NONE;
+    tmr_on  = j.tmr_op == rnic_pkg::TMR_ARM_RNR ||
+              (j.tmr_op == rnic_pkg::TMR_ARM_ACK && cur_timers.ack_timeout != 5'd0);
+    tmr_at  = time_now + ((j.tmr_op == rnic_pkg::TMR_ARM_RNR) ? 64'(rnic_pkg::rnr_cycles(j.tmr_code))
+                                                             : (64'd1024 << cur_timers.ack_timeout));
+  end
+  rnic_ack_timer #(.NUM_QP(NUM_QP)) u_timer (
+    .clk, .rst_n, .now(time_now), .arm_valid(tmr_arm), .arm_qp(cur), .arm_on(tmr_on), .arm_at(tmr_at),
+    .kick_valid(j.kick), .kick_qp(cur),
+    .clear_valid(qp_cmd_valid && qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)), .clear_qp(qp_sel),
+    .due(tmr_due), .take_valid(st == rnic_pkg::S_RETRY), .take_qp(cur),
+    .wake_valid, .wake_at, .idle(tmr_idle));
 
   // Trace: the jobs' events and accepted doorbells, merged into the
   // one-event-a-cycle trace port.
@@ -299,27 +327,43 @@ module rnic_engine #(
     .is_read_resp(rx_is_rresp), .is_ack(rx_is_ack), .is_request(rx_is_resp_op), .first(rx_first),
     .last(rx_last), .cont(rx_cont));
 
-  // The completer's check on an ACK or READ response (rnic_comp_check.sv).
-  logic       comp_accept;
-  logic [7:0] comp_ack_status;
+  // The completer's check on an ACK, NAK or READ response (rnic_comp_check.sv):
+  // the frame's, for its QP, at parse; the kept one's, for cur, after.
+  rnic_pkg::comp_act_t      comp_act;
+  logic [7:0]               comp_ack_status;
+  /* verilator lint_off UNUSEDSIGNAL */   // the check reads the fields it needs only
+  rnic_pkg::qp_xs_t         ack_xs;
+  rnic_pkg::flight_t        ack_oldest;
+  /* verilator lint_on UNUSEDSIGNAL */
+  rnic_pkg::aeth_syndrome_t ack_syn;
+  logic [23:0]              ack_psn;
+  always_comb begin
+    ack_xs     = parsing ? pq_xs : cur_xs;
+    ack_oldest = parsing ? pq_oldest : cur_oldest;
+    ack_syn    = parsing ? p_syn : j.l_syn;
+    ack_psn    = parsing ? p_psn : j.l_psn;
+  end
   rnic_comp_check u_comp_check (
-    .is_ack(rx_is_ack), .is_read_resp(rx_is_rresp), .syndrome(p_syn), .psn(p_psn),
-    .in_flight(pq_xs.sq_ci != pq_xs.done), .oldest_op(pq_oldest.op), .oldest_first(pq_oldest.first),
-    .oldest_last(pq_oldest.last), .oldest_got(pq_xs.out_got),
-    .accept(comp_accept), .ack_status(comp_ack_status));
+    .mutant, .is_ack(rx_is_ack), .is_read_resp(rx_is_rresp), .syndrome(ack_syn), .psn(ack_psn),
+    .in_flight(ack_xs.sq_ci != ack_xs.done), .oldest_op(ack_oldest.op), .oldest_first(ack_oldest.first),
+    .oldest_last(ack_oldest.last), .oldest_got(ack_xs.out_got), .sq_psn(ack_xs.sq_psn),
+    .retrying(ack_xs.retrying), .acked_psn(ack_xs.acked_psn),
+    .act(comp_act), .ack_status(comp_ack_status));
 
   // The responder's checks on a request packet (rnic_resp_check.sv).
   rnic_pkg::resp_act_t resp_act;
   rnic_pkg::aeth_t     resp_nak_syndrome;
   logic [7:0]          resp_nak_status;
+  logic                resp_dup;
   rnic_resp_check u_resp_check (
-    .is_request(rx_is_resp_op), .is_write(rx_is_write), .is_read(rx_is_read_req), .is_send(rx_is_send),
-    .first(rx_first), .last(rx_last), .psn_expected(p_psn == pq_xs.rq_psn), .reth_len(p_rlen),
+    .mutant, .is_request(rx_is_resp_op), .is_write(rx_is_write), .is_read(rx_is_read_req), .is_send(rx_is_send),
+    .first(rx_first), .last(rx_last), .ack_req(p_ackreq), .psn(p_psn), .expected_psn(pq_xs.rq_psn),
+    .nak_sent(pq_xs.nak_sent), .reth_len(p_rlen),
     .payload_len(p_plen), .allow_write(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]),
     .allow_read(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]), .write_left(pq_xs.wr_left),
     .send_open(pq_xs.snd_open), .recv_posted(pq_xs.rq_ci != pq_rq_pi),
     .recv_held(j.wq_held && j.wq_held_recv && j.wq_held_qp == pq && j.wq_held_idx == pq_xs.rq_ci),
-    .act(resp_act), .nak_syndrome(resp_nak_syndrome), .nak_status(resp_nak_status));
+    .act(resp_act), .duplicate(resp_dup), .nak_syndrome(resp_nak_syndrome), .nak_status(resp_nak_status));
 
   // ------------------------------------------------------------ the WQE
   // The WQE in wq, field by field as rtl/spec/rnic.toml lays it out
@@ -479,7 +523,7 @@ module rnic_engine #(
     .lchk_verdict, .rx_cont, .p_read_req(p_op == rnic_pkg::BTH_READ_REQUEST), .p_rkey, .p_va, .p_rlen, .p_plen,
     .wr_rkey(pq_xs.wr_rkey), .wr_va(pq_xs.wr_va), .rx_pz(pq_pz),
     .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len, .rchk_rsp_valid,
-    .rx_is_read_req, .rcv_got(cur_xs.rcv_got), .out_got(cur_xs.out_got), .cur_wr_va(cur_xs.wr_va),
+    .rx_is_read_req, .sq_go_pos(go_pos), .rcv_got(cur_xs.rcv_got), .out_got(cur_xs.out_got), .cur_wr_va(cur_xs.wr_va),
     .tx_seg_next, .tx_seg_take, .tx_seg_take_n, .sc_next, .sc_take, .sc_take_n,
     .sg_load, .sg_load_pos, .sg_single, .sg_single_addr, .sg_single_len, .sg_next, .sg_take, .sg_take_n,
     .cqe_status(j.cqe_status), .cqe_verdict, .cqe_check_key);
@@ -490,35 +534,36 @@ module rnic_engine #(
   assign ev_dma_addr  = j.dma_fault ? j.dma_addr : tx_fault ? tx_fault_addr : cqe_fault_addr;
 
   // ------------------------------------------------------------ the jobs
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [23:0] rd_pkts;   // read by rnic_engine_checker only
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic [31:0] go_pos;
   rnic_requester u_req (
-    .mutant, .j, .jd, .x(cur_xs), .cur_scq, .wqe, .wqe_bind, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
+    .mutant, .j, .jd, .x(cur_xs), .oldest(cur_oldest), .cur_scq, .wqe, .wqe_bind, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
     .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison,
-    .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .rd_pkts);
+    .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .go_pos);
 
   rnic_responder u_resp (
     .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
     .rq_log(parsing ? pq_rq_log : cur_rq_log), .rcq(cur_rcq),
-    .p_psn, .p_va, .p_rkey, .p_rlen, .p_plen, .rx_is_send, .rx_is_write, .rx_is_read_req, .rx_first, .rx_last,
-    .rx_cont, .resp_act, .resp_nak_syndrome, .resp_nak_status,
+    .p_psn, .p_in_seq(p_psn == pq_xs.rq_psn), .min_rnr(pq_timers.min_rnr_timer),
+    .p_va, .p_rkey, .p_rlen, .p_plen, .rx_is_send, .rx_is_write, .rx_is_read_req, .rx_first, .rx_last,
+    .rx_cont, .resp_act, .resp_dup, .resp_nak_syndrome, .resp_nak_status,
     .wqe, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
     .rchk_rsp_valid, .rchk_verdict, .rchk_key, .lchk_rsp_valid, .lchk_verdict, .tx_poison,
     .jn(resp_jn), .xs_we(resp_xs_we), .xs(resp_xs));
 
   rnic_completer u_comp (
-    .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .oldest(cur_oldest), .oldest_p(pq_oldest),
+    .mutant, .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .oldest(cur_oldest), .oldest_p(pq_oldest),
     .sq_base(parsing ? pq_sq_base : cur_sq_base), .sq_log(parsing ? pq_sq_log : cur_sq_log), .sq_pi(cur_sq_pi),
     .rq_base(cur_rq_base), .rq_log(cur_rq_log), .scq(parsing ? pq_scq : cur_scq), .rcq(cur_rcq),
-    .rx_is_ack, .rx_last, .p_plen, .comp_accept, .comp_ack_status, .wqe,
+    .rx_last, .p_plen, .comp_act, .comp_ack_status, .ack_psn, .ack_syn,
+    .retry_cnt(parsing ? pq_timers.retry_cnt : cur_timers.retry_cnt),
+    .rnr_retry(parsing ? pq_timers.rnr_retry : cur_timers.rnr_retry), .wqe,
     .cqe_done, .cqe_overflow, .bu_done, .bu_ok, .bind_index, .bind_key,
     .jn(comp_jn), .xs_we(comp_xs_we), .xs(comp_xs));
 
   // The job control: the states no unit owns, and which unit's next job
   // registers and QP writes the engine takes.
   rnic_job_control #(.NUM_QP(NUM_QP)) u_ctl (
-    .j, .enable, .rxb_valid, .bind_any, .bind_q, .pick_any, .pick_q, .flush_any, .flush_q,
+    .j, .enable, .rxb_valid, .bind_any, .bind_q, .retry_any, .retry_q, .pick_any, .pick_q, .flush_any, .flush_q,
     .nxt_done, .nxt_sq_ci, .nxt_sq_base, .nxt_sq_log,
     .dma_rd_req_ready, .dma_rd_rsp_valid, .dma_rd_rsp_last, .dma_rd_rsp_err, .tx_started, .tx_done,
     .cur_sq_ci(cur_xs.sq_ci), .sc_done, .sc_overrun, .wr_outstanding, .dma_wr_cpl_valid,
@@ -542,11 +587,11 @@ module rnic_engine #(
   // register block are its own idle's.
   logic start_due, pulse_due;
   always_comb begin
-    start_due = enable && (rxb_valid || bind_any || pick_any || flush_any);
+    start_due = enable && (rxb_valid || bind_any || retry_any || pick_any || flush_any);
     pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
-                j.ev_valid || db_ev_valid || fr_start || rxb_release;
+                j.ev_valid || db_ev_valid || fr_start || rxb_release || tmr_arm || j.kick;
     idle      = st == rnic_pkg::S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 &&
-                !dma_wr_valid && !trace_valid && tx_idle && sc_idle;
+                !dma_wr_valid && !trace_valid && tx_idle && sc_idle && tmr_idle;
   end
 
   // Sequential -----------------------------------------------------------
@@ -571,6 +616,8 @@ module rnic_engine #(
       j.rxb_release <= 1'b0;
       j.dma_fault <= 1'b0;
       j.dma_addr <= '0;
+      j.tmr_op <= rnic_pkg::TMR_NONE;
+      j.kick <= 1'b0;
       wr_outstanding <= '0;
       db_ev_qpn <= '0;
       db_ev_arg <= '0;
@@ -594,16 +641,6 @@ module rnic_engine #(
                         - (dma_wr_cpl_valid ? 8'd1 : 8'd0);
     end
   end
-
-  // Retransmission timers: not yet (issue 11).
-  assign wake_valid = 1'b0;
-  assign wake_at = '0;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [63:0] unused_time;
-  rnic_pkg::reg_qp_timers_t unused_timers;
-  assign unused_time = time_now;
-  assign unused_timers = qp_timers;
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // The engine's rules are asserted in rnic_engine_checker, bound into it.
 endmodule

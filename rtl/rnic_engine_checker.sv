@@ -33,7 +33,10 @@ module rnic_engine_checker #(
   input logic          rd_below_limit,   // cur's READs in flight are below its limit
   input logic [23:0]   tx_psn,
   input logic          tx_is_read_req,
-  input logic [23:0]   rd_pkts,          // PSNs the READ being sent takes
+  input logic [31:0]   tx_rlen,          // a READ request's length: one response PSN per MTU of it
+  input logic          retry,            // cur's send queue goes back to its oldest WQE ...
+  input logic [QW-1:0] retry_qp,
+  input logic [23:0]   retry_psn,        // ... and resends from this PSN
 
   // The bind commit.
   input logic          bind_valid,
@@ -49,6 +52,8 @@ module rnic_engine_checker #(
   input logic          read_names_memory,// ... for a READ of at least one byte
   input logic          payload_dma_write,
   input logic          place_needs_key,  // the frame is a WRITE packet that names memory
+  input logic          rq_psn_moves,     // the job writes its QP's expected PSN
+  input logic          dup_request,      // the job's request is a duplicate
 
   // QP commands and completions.
   input logic          qp_cmd_valid,
@@ -130,9 +135,12 @@ module rnic_engine_checker #(
   end
 
   // PSNs: each request packet of a QP carries the PSN after the previous
-  // one (a READ request counts for all its responses), modulo 2^24.
+  // one (a READ request counts for all its responses), modulo 2^24; after a
+  // retry (go-back-N) the next carries the PSN the retry named.
   logic [23:0] next_psn [NUM_QP];
   logic        psn_known [NUM_QP];
+  logic [23:0] rd_psns;
+  always_comb rd_psns = (tx_rlen == 32'd0) ? 24'd1 : 24'((tx_rlen + 32'(rnic_pkg::MTU) - 32'd1) >> $clog2(rnic_pkg::MTU));
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       for (int unsigned i = 0; i < NUM_QP; i++) psn_known[i] <= 1'b0;
@@ -140,10 +148,21 @@ module rnic_engine_checker #(
       if (qp_cmd_valid) psn_known[qp_sel] <= 1'b0;
       if (req_pkt) begin
         if (psn_known[cur]) a_psn_sequence: assert (tx_psn == next_psn[cur]) else $error("request PSN out of sequence");
-        next_psn[cur]  <= tx_psn + (tx_is_read_req ? rd_pkts : 24'd1);
+        next_psn[cur]  <= tx_psn + (tx_is_read_req ? rd_psns : 24'd1);
         psn_known[cur] <= 1'b1;
       end
+      if (retry) begin
+        next_psn[retry_qp]  <= retry_psn;
+        psn_known[retry_qp] <= 1'b1;
+      end
     end
+  end
+
+  // Duplicates: a request the responder has already executed never moves
+  // its expected PSN (a duplicate READ is answered again, nothing more).
+  always_ff @(posedge clk) begin
+    if (rst_n && rq_psn_moves)
+      a_dup_keeps_psn: assert (!dup_request) else $error("a duplicate request moved the expected PSN");
   end
 
   // Completions: at most one CQE per WQE, in ring order per queue (a later
@@ -192,7 +211,10 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_check
   .rd_below_limit(!rd_at_limit),
   .tx_psn(j.tx_psn),
   .tx_is_read_req(j.tx_opcode == rnic_pkg::BTH_READ_REQUEST),
-  .rd_pkts,
+  .tx_rlen(j.tx_rlen),
+  .retry(j.ev_valid && j.ev_code == rnic_pkg::EV_RETRY),
+  .retry_qp(QW'(j.ev_qpn)),
+  .retry_psn(j.ev_arg[23:0]),
   .bind_valid,
   .in_bind_state(st == rnic_pkg::S_BIND),
   .bind_is_oldest(cur_xs.done == j.cqe_idx && cur_oldest.op == rnic_pkg::OP_BIND),
@@ -204,6 +226,8 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_check
   .read_names_memory(j.total != 32'd0),
   .payload_dma_write(w_valid && !cqe_w_valid),
   .place_needs_key(rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0)),
+  .rq_psn_moves(xs_we.rq_psn),
+  .dup_request(j.l_dup && st != rnic_pkg::S_RX_PARSE),
   .qp_cmd_valid,
   .qp_cmd_init(qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)),
   .qp_sel,

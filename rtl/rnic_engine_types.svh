@@ -23,6 +23,86 @@
     pkt_len = 16'((left < 32'(MTU)) ? left : 32'(MTU));
   endfunction
 
+  // PSNs are 24 bits and compare modulo 2^24: the distance from b to a.
+  function automatic logic [23:0] psn_off(input logic [23:0] a, input logic [23:0] b);
+    psn_off = a - b;
+  endfunction
+
+  // Where a retransmission of the oldest WQE in flight starts, in packets
+  // from its first PSN: a READ asks again for what has not arrived (its
+  // responses come in order, got bytes so far); a SEND or WRITE resumes at
+  // the PSN the responder last said it expects (a sequence or RNR NAK's),
+  // when that falls inside the WQE, else at its first packet.
+  function automatic logic [23:0] resume_pkts(input logic is_read, input logic [23:0] first,
+                                              input logic [23:0] last, input logic [31:0] got,
+                                              input logic [23:0] acked);
+    if (is_read)
+      resume_pkts = 24'(got >> $clog2(MTU));
+    else if (psn_off(acked, first) <= psn_off(last, first))
+      resume_pkts = psn_off(acked, first);
+    else
+      resume_pkts = 24'd0;
+  endfunction
+
+  // An RNR NAK's timer code as cycles at 250 MHz (InfiniBand's table, in
+  // microseconds x 250; code 0 is the longest, 655.36 ms).
+  function automatic logic [31:0] rnr_cycles(input logic [4:0] code);
+    unique case (code)
+      5'd0:  rnr_cycles = 32'd163840000;
+      5'd1:  rnr_cycles = 32'd2500;
+      5'd2:  rnr_cycles = 32'd5000;
+      5'd3:  rnr_cycles = 32'd7500;
+      5'd4:  rnr_cycles = 32'd10000;
+      5'd5:  rnr_cycles = 32'd15000;
+      5'd6:  rnr_cycles = 32'd20000;
+      5'd7:  rnr_cycles = 32'd30000;
+      5'd8:  rnr_cycles = 32'd40000;
+      5'd9:  rnr_cycles = 32'd60000;
+      5'd10: rnr_cycles = 32'd80000;
+      5'd11: rnr_cycles = 32'd120000;
+      5'd12: rnr_cycles = 32'd160000;
+      5'd13: rnr_cycles = 32'd240000;
+      5'd14: rnr_cycles = 32'd320000;
+      5'd15: rnr_cycles = 32'd480000;
+      5'd16: rnr_cycles = 32'd640000;
+      5'd17: rnr_cycles = 32'd960000;
+      5'd18: rnr_cycles = 32'd1280000;
+      5'd19: rnr_cycles = 32'd1920000;
+      5'd20: rnr_cycles = 32'd2560000;
+      5'd21: rnr_cycles = 32'd3840000;
+      5'd22: rnr_cycles = 32'd5120000;
+      5'd23: rnr_cycles = 32'd7680000;
+      5'd24: rnr_cycles = 32'd10240000;
+      5'd25: rnr_cycles = 32'd15360000;
+      5'd26: rnr_cycles = 32'd20480000;
+      5'd27: rnr_cycles = 32'd30720000;
+      5'd28: rnr_cycles = 32'd40960000;
+      5'd29: rnr_cycles = 32'd61440000;
+      5'd30: rnr_cycles = 32'd81920000;
+      default: rnr_cycles = 32'd122880000;
+    endcase
+  endfunction
+
+  // What a job asks of its QP's retransmission timer (rnic_ack_timer), one
+  // cycle after the step that asks.
+  typedef enum logic [1:0] {
+    TMR_NONE,
+    TMR_ARM_ACK,     // (re)start the ACK timeout: a request left, or progress came
+    TMR_ARM_RNR,     // wait out an RNR NAK's delay (tmr_code)
+    TMR_STOP         // nothing in flight any more
+  } tmr_op_t;
+
+  // What the completer does with an ACK, a NAK or a READ response, for the
+  // QP's oldest WQE in flight (rnic_comp_check decides).
+  typedef enum logic [2:0] {
+    COMP_ACT_NONE,       // answers nothing new: a duplicate, stale or out of the window
+    COMP_ACT_COMPLETE,   // the oldest is acknowledged: complete it, then look again
+    COMP_ACT_DATA,       // the next READ response of the oldest, a READ
+    COMP_ACT_FAIL,       // a NAK refused the oldest: complete it with ack_status
+    COMP_ACT_RETRY,      // resend from the oldest (a sequence NAK, or a response lost)
+    COMP_ACT_RNR         // the responder had no RECV: wait, then resend
+  } comp_act_t;
+
   // The engine runs one job at a time, in these states. Which unit owns
   // each: rnic_job_control (idle, fetch, transmit, the start and the
   // payload of a received frame), rnic_requester (S_SQ_*), rnic_responder
@@ -37,7 +117,9 @@
     S_RD_RESP_PKT, S_RD_RESP_DONE, S_ACK_SEND, S_ACK_DONE,
     S_CQE_FETCH_DONE, S_CQE,
     S_FLUSH_PICK, S_FLUSH_FETCHED, S_SQ_ERR, S_ERROR_QP,
-    S_BIND_START, S_BIND
+    S_BIND_START, S_BIND,
+    S_ACK_MORE,      // a cumulative ACK or NAK: does it answer the next oldest too?
+    S_RETRY          // a QP's retransmission is due: resend from the oldest, or fail it
   } job_state_t;
 
   // The job registers: what one job carries from state to state. Each
@@ -64,7 +146,7 @@
     logic [QP_IDX_W+FLIGHT_IDX_W-1:0] wslot;          // in-flight slot of the WQE being sent
     // Header fields of the frame being sent.
     bth_t            tx_opcode;
-    aeth_t           tx_syndrome;
+    logic [7:0]      tx_syndrome;     // rnic_pkg::AETH_*, or an RNR NAK with its timer code
     logic            tx_ackreq, tx_se;
     logic [1:0]      tx_ext, tx_pad;  // tx_ext: HDR_EXT_*
     logic [23:0]     tx_psn;
@@ -77,6 +159,8 @@
     logic [7:0]      l_op;            // its fields, kept past its release
     logic [23:0]     l_psn;
     logic            l_ackreq;
+    aeth_syndrome_t  l_syn;
+    logic            l_dup;           // a request with an older PSN than expected: a duplicate
     // The completion to write.
     logic [CQ_IDX_W-1:0]  cqe_cq;
     logic [7:0]      cqe_status, cqe_op;
@@ -97,6 +181,9 @@
     logic            rxb_release;
     logic            dma_fault;
     logic [31:0]     dma_addr;
+    tmr_op_t         tmr_op;          // to cur's retransmission timer
+    logic [4:0]      tmr_code;        // TMR_ARM_RNR: the RNR NAK's timer code
+    logic            kick;            // cur's retransmission is due now (a NAK or a lost response said so)
   } job_t;
 
   // What moves with the work, per QP (rnic_qp_transport holds it; what
@@ -120,12 +207,26 @@
     logic [31:0] wr_rkey;    // its rkey: every packet of a WRITE is checked again
     logic [31:0] rcv_got;    // responder SEND: bytes placed in the current RECV
     logic        snd_open;   // responder SEND: a message's FIRST came, its LAST not yet
+    // Reliability (requester): retries left before the oldest fails (both
+    // reset whenever the peer shows progress), an RNR NAK's wait, a resend
+    // under way (a lost response then starts no second one), what the next
+    // retry is for, and the PSN the responder last said it expects.
+    logic [2:0]  retry_left;
+    logic [2:0]  rnr_left;
+    logic        rnr_wait;
+    logic        retrying;
+    logic [1:0]  kick_why;   // RETRY_WHY_*: what asked for the retry due (TIMEOUT if the timer)
+    logic [23:0] acked_psn;
+    // Responder: a sequence (or RNR) NAK has gone out; later packets out of
+    // sequence are dropped silently until the expected PSN comes.
+    logic        nak_sent;
   } qp_xs_t;
 
   // A job's write to one QP's transport state: a write enable per field.
   typedef struct packed {
     logic sq_psn, rq_psn, msn, sq_ci, rq_ci, done, fenced, bind_wait, rd_hold, hold_done,
-          out_got, wr_va, wr_left, wr_rkey, rcv_got, snd_open;
+          out_got, wr_va, wr_left, wr_rkey, rcv_got, snd_open,
+          retry_left, rnr_left, rnr_wait, retrying, kick_why, acked_psn, nak_sent;
   } qp_xs_we_t;
 
   // A WQE in flight, at slot {qp, index mod MAX_RD_ATOMIC}.

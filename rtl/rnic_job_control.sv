@@ -7,6 +7,9 @@
 // rnic_requester, rnic_responder or rnic_completer (rnic_engine_types.svh lists
 // which owns which).
 //
+// A retry due (rnic_ack_timer) comes after a BIND to commit and before a
+// new WQE: a QP resends before it sends anything new.
+//
 // It also says what the job registers keep when their state's owner writes
 // nothing (jd, every unit's default: the one-cycle outputs clear, and a
 // frame being parsed becomes the job's), and what this cycle's inputs do to
@@ -25,6 +28,8 @@ module rnic_job_control #(
   input  logic                        rxb_valid,
   input  logic                        bind_any,
   input  logic [QW-1:0]               bind_q,
+  input  logic                        retry_any,
+  input  logic [QW-1:0]               retry_q,
   input  logic                        pick_any,
   input  logic [QW-1:0]               pick_q,
   input  logic                        flush_any,
@@ -86,6 +91,8 @@ module rnic_job_control #(
     jd.ev_cq_overflow = 1'b0;
     jd.rxb_release    = 1'b0;
     jd.dma_fault      = 1'b0;
+    jd.tmr_op         = rnic_pkg::TMR_NONE;
+    jd.kick           = 1'b0;
     if (j.st == rnic_pkg::S_RX_PARSE) begin
       jd.cur        = pq;
       jd.rx_held    = 1'b1;
@@ -122,6 +129,10 @@ module rnic_job_control #(
             je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_done, nxt_sq_log);
             je.fetch_recv = 1'b0; je.fetch_qp = bind_q; je.fetch_idx = nxt_done;
           end
+        end else if (enable && retry_any) begin
+          // A retransmission is due: the completer resends or fails.
+          je.cur = retry_q;
+          je.st = rnic_pkg::S_RETRY;
         end else if (enable && pick_any) begin
           je.cur = pick_q;
           je.st = rnic_pkg::S_FETCH_REQ;
@@ -206,7 +217,7 @@ module rnic_job_control #(
         own = OWN_RESP;
       rnic_pkg::S_RX_RRESP_WQE, rnic_pkg::S_CQE_FETCH_DONE, rnic_pkg::S_CQE,
       rnic_pkg::S_FLUSH_PICK, rnic_pkg::S_FLUSH_FETCHED, rnic_pkg::S_ERROR_QP,
-      rnic_pkg::S_BIND_START, rnic_pkg::S_BIND:
+      rnic_pkg::S_BIND_START, rnic_pkg::S_BIND, rnic_pkg::S_ACK_MORE, rnic_pkg::S_RETRY:
         own = OWN_COMP;
       default: je.st = rnic_pkg::S_IDLE;
     endcase

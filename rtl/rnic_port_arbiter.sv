@@ -108,6 +108,7 @@ module rnic_port_arbiter #(
 
   // The cursor: what loads it, who moves it.
   input  logic                    rx_is_read_req, // the job's frame is a READ request
+  input  logic [31:0]             sq_go_pos,      // S_SQ_GO: where a resend's payload starts
   input  logic [31:0]             rcv_got,        // the job's QP: bytes of its RECV placed
   input  logic [31:0]             out_got,        // ... bytes of its oldest READ received
   input  logic [63:0]             cur_wr_va,      // ... its WRITE cursor
@@ -201,7 +202,7 @@ module rnic_port_arbiter #(
     sg_single_addr = p_va;
     sg_single_len  = 32'(p_plen);
     unique case (st)
-      rnic_pkg::S_SQ_GO:         sg_load = 1'b1;
+      rnic_pkg::S_SQ_GO:         begin sg_load = 1'b1; sg_load_pos = sq_go_pos; end
       rnic_pkg::S_RX_SEND_PLACE: begin sg_load = 1'b1; sg_load_pos = rcv_got; end
       rnic_pkg::S_RX_RRESP_WQE:  begin sg_load = 1'b1; sg_load_pos = out_got; end
       // A WRITE MIDDLE or LAST without payload: nothing to place.

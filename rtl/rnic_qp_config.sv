@@ -5,9 +5,9 @@
 // rnic_qp_transport's, which the engine's jobs write on every packet.
 //
 // Writers, in the order they win when they meet on one QP in one cycle:
-//   command  INIT sets the rings, CQs, PZ and flags and clears the producer
-//            indices; RTS (from INIT only) sets the peer's address and the
-//            flags; ERROR (unless in RESET) and RESET set the state.
+//   command  INIT sets the rings, CQs, PZ, flags and timers and clears the
+//            producer indices; RTS (from INIT only) sets the peer's address,
+//            the flags and the timers; ERROR (unless in RESET) and RESET set the state.
 //   doorbell a send or receive producer index, accepted when the QP is not
 //            in RESET and the new index neither passes the consumer by more
 //            than the ring nor moves back behind the old producer index
@@ -41,6 +41,9 @@ module rnic_qp_config #(
   input  logic [CQW-1:0]      cmd_rcq,
   input  logic [15:0]         cmd_pz,
   input  logic [7:0]          cmd_flags,
+  /* verilator lint_off UNUSEDSIGNAL */   // its reserved bits
+  input  rnic_pkg::reg_qp_timers_t cmd_timers,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  logic [23:0]         cmd_remote_qpn,
   input  logic [31:0]         cmd_remote_ip,
   input  logic [47:0]         cmd_remote_mac,
@@ -73,6 +76,7 @@ module rnic_qp_config #(
   output logic [31:0]         cur_remote_ip,
   output logic [47:0]         cur_remote_mac,
   output logic [15:0]         cur_sq_pi,
+  output rnic_pkg::reg_qp_timers_t cur_timers,
 
   // Read port pq.
   input  logic [QW-1:0]       pq,
@@ -84,6 +88,7 @@ module rnic_qp_config #(
   output logic [CQW-1:0]      pq_scq,
   output logic [15:0]         pq_pz,
   output logic [7:0]          pq_flags,
+  output rnic_pkg::reg_qp_timers_t pq_timers,
   output logic [15:0]         pq_rq_pi,
 
   // Read port nxt: where the next QP's send ring is.
@@ -114,6 +119,11 @@ module rnic_qp_config #(
   logic [31:0]    q_rip     [NUM_QP];
   logic [47:0]    q_rmac    [NUM_QP];
   logic [7:0]     q_flags   [NUM_QP];
+  // QP_TIMERS, field by field (Yosys reads no array of structs).
+  logic [4:0]     q_ack_tmo [NUM_QP];
+  logic [2:0]     q_retry   [NUM_QP];
+  logic [2:0]     q_rnr     [NUM_QP];
+  logic [4:0]     q_min_rnr [NUM_QP];
   logic [15:0]    q_sq_pi   [NUM_QP];
   logic [15:0]    q_rq_pi   [NUM_QP];
 
@@ -156,6 +166,8 @@ module rnic_qp_config #(
             q_sq_log[cmd_sel] <= cmd_sq_log; q_rq_log[cmd_sel] <= cmd_rq_log;
             q_scq[cmd_sel] <= cmd_scq; q_rcq[cmd_sel] <= cmd_rcq;
             q_pz[cmd_sel] <= cmd_pz; q_flags[cmd_sel] <= cmd_flags;
+            q_ack_tmo[cmd_sel] <= cmd_timers.ack_timeout; q_retry[cmd_sel] <= cmd_timers.retry_cnt;
+            q_rnr[cmd_sel] <= cmd_timers.rnr_retry; q_min_rnr[cmd_sel] <= cmd_timers.min_rnr_timer;
             q_sq_pi[cmd_sel] <= '0; q_rq_pi[cmd_sel] <= '0;
           end
           3'(rnic_pkg::QP_CMD_RTS): if (q_state[cmd_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
@@ -163,6 +175,8 @@ module rnic_qp_config #(
             q_rqpn[cmd_sel] <= cmd_remote_qpn; q_rip[cmd_sel] <= cmd_remote_ip;
             q_rmac[cmd_sel] <= cmd_remote_mac;
             q_flags[cmd_sel] <= cmd_flags;
+            q_ack_tmo[cmd_sel] <= cmd_timers.ack_timeout; q_retry[cmd_sel] <= cmd_timers.retry_cnt;
+            q_rnr[cmd_sel] <= cmd_timers.rnr_retry; q_min_rnr[cmd_sel] <= cmd_timers.min_rnr_timer;
           end
           3'(rnic_pkg::QP_CMD_ERROR): if (q_state[cmd_sel] != 2'(rnic_pkg::QP_STATE_RESET))
             q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
@@ -194,6 +208,9 @@ module rnic_qp_config #(
     cur_remote_ip  = q_rip[cur];
     cur_remote_mac = q_rmac[cur];
     cur_sq_pi      = q_sq_pi[cur];
+    cur_timers     = '0;
+    cur_timers.ack_timeout = q_ack_tmo[cur]; cur_timers.retry_cnt = q_retry[cur];
+    cur_timers.rnr_retry = q_rnr[cur]; cur_timers.min_rnr_timer = q_min_rnr[cur];
 
     pq_state   = q_state[pq];
     pq_sq_base = q_sq_base[pq];
@@ -203,6 +220,9 @@ module rnic_qp_config #(
     pq_scq     = q_scq[pq];
     pq_pz      = q_pz[pq];
     pq_flags   = q_flags[pq];
+    pq_timers  = '0;
+    pq_timers.ack_timeout = q_ack_tmo[pq]; pq_timers.retry_cnt = q_retry[pq];
+    pq_timers.rnr_retry = q_rnr[pq]; pq_timers.min_rnr_timer = q_min_rnr[pq];
     pq_rq_pi   = q_rq_pi[pq];
 
     nxt_sq_base = q_sq_base[nxt];

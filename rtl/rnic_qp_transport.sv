@@ -5,7 +5,8 @@
 //
 // Two writers, in this order of priority: the job (one QP per cycle, a write
 // enable per field) over the QP commands (INIT clears a QP's state for a new
-// connection, RTS sets its starting PSNs, RESET drops its fence holds). Only
+// connection, RTS sets its starting PSNs and retry counts, RESET drops its
+// fence holds). Only
 // the fields a job names change, so a command and a job on one QP in one
 // cycle each keep what the other does not write.
 //
@@ -27,6 +28,8 @@ module rnic_qp_transport #(
   input  logic          cmd_in_init,     // cmd_sel is in INIT (RTS applies only then)
   input  logic [23:0]   cmd_sq_psn,
   input  logic [23:0]   cmd_rq_psn,
+  input  logic [2:0]    cmd_retry_cnt,
+  input  logic [2:0]    cmd_rnr_retry,
 
   input  logic [QW-1:0]              wr_qp,
   input  rnic_pkg::qp_xs_we_t         wr_we,
@@ -51,6 +54,7 @@ module rnic_qp_transport #(
   output logic [NUM_QP-1:0]     all_fenced,
   output logic [NUM_QP-1:0]     all_bind_wait,
   output logic [NUM_QP-1:0]     all_rd_hold,
+  output logic [NUM_QP-1:0]     all_rnr_wait,
   output logic [16*NUM_QP-1:0]  all_hold_done,
   output logic [16*NUM_QP-1:0]  all_sq_ci,
   output logic [16*NUM_QP-1:0]  all_done,
@@ -73,6 +77,13 @@ module rnic_qp_transport #(
   logic [31:0] q_wr_rkey [NUM_QP];
   logic [31:0] q_rcv_got [NUM_QP];
   logic        q_snd_open [NUM_QP];
+  logic [2:0]  q_retry_left [NUM_QP];
+  logic [2:0]  q_rnr_left [NUM_QP];
+  logic        q_rnr_wait [NUM_QP];
+  logic        q_retrying [NUM_QP];
+  logic [1:0]  q_kick_why [NUM_QP];
+  logic [23:0] q_acked_psn [NUM_QP];
+  logic        q_nak_sent [NUM_QP];
   logic [7:0]  o_op [NUM_QP*D];
   logic [23:0] o_first [NUM_QP*D];
   logic [23:0] o_last [NUM_QP*D];
@@ -98,6 +109,13 @@ module rnic_qp_transport #(
     cur_xs.wr_rkey   = q_wr_rkey[cur];   pq_xs.wr_rkey   = q_wr_rkey[pq];
     cur_xs.rcv_got   = q_rcv_got[cur];   pq_xs.rcv_got   = q_rcv_got[pq];
     cur_xs.snd_open  = q_snd_open[cur];  pq_xs.snd_open  = q_snd_open[pq];
+    cur_xs.retry_left = q_retry_left[cur]; pq_xs.retry_left = q_retry_left[pq];
+    cur_xs.rnr_left  = q_rnr_left[cur];  pq_xs.rnr_left  = q_rnr_left[pq];
+    cur_xs.rnr_wait  = q_rnr_wait[cur];  pq_xs.rnr_wait  = q_rnr_wait[pq];
+    cur_xs.retrying  = q_retrying[cur];  pq_xs.retrying  = q_retrying[pq];
+    cur_xs.kick_why  = q_kick_why[cur];  pq_xs.kick_why  = q_kick_why[pq];
+    cur_xs.acked_psn = q_acked_psn[cur]; pq_xs.acked_psn = q_acked_psn[pq];
+    cur_xs.nak_sent  = q_nak_sent[cur];  pq_xs.nak_sent  = q_nak_sent[pq];
     cur_old_slot = {cur, q_done[cur][DW-1:0]};
     pq_old_slot  = {pq, q_done[pq][DW-1:0]};
     cur_oldest.op    = o_op[cur_old_slot]; pq_oldest.op    = o_op[pq_old_slot];
@@ -112,6 +130,7 @@ module rnic_qp_transport #(
       all_fenced[i]              = q_fenced[i];
       all_bind_wait[i]           = q_bind_wait[i];
       all_rd_hold[i]             = q_rd_hold[i];
+      all_rnr_wait[i]            = q_rnr_wait[i];
       all_hold_done[16*i +: 16]  = q_hold_done[i];
       all_sq_ci[16*i +: 16]      = q_sq_ci[i];
       all_done[16*i +: 16]       = q_done[i];
@@ -127,6 +146,9 @@ module rnic_qp_transport #(
         q_bind_wait[i] <= 1'b0;
         q_rd_hold[i] <= 1'b0;
         q_snd_open[i] <= 1'b0;
+        q_rnr_wait[i] <= 1'b0;
+        q_retrying[i] <= 1'b0;
+        q_nak_sent[i] <= 1'b0;
         q_wr_left[i] <= '0;
         q_done[i] <= '0;
         q_sq_ci[i] <= '0;
@@ -147,10 +169,17 @@ module rnic_qp_transport #(
             q_snd_open[cmd_sel] <= 1'b0;
             q_wr_left[cmd_sel] <= '0;   // no WRITE continues from a previous connection
             q_msn[cmd_sel] <= '0;
+            q_rnr_wait[cmd_sel] <= 1'b0;
+            q_retrying[cmd_sel] <= 1'b0;
+            q_kick_why[cmd_sel] <= 2'(rnic_pkg::RETRY_WHY_TIMEOUT);
+            q_nak_sent[cmd_sel] <= 1'b0;
           end
           3'(rnic_pkg::QP_CMD_RTS): if (cmd_in_init) begin
             q_sq_psn[cmd_sel] <= cmd_sq_psn;
             q_rq_psn[cmd_sel] <= cmd_rq_psn;
+            q_acked_psn[cmd_sel] <= cmd_sq_psn;
+            q_retry_left[cmd_sel] <= cmd_retry_cnt;
+            q_rnr_left[cmd_sel] <= cmd_rnr_retry;
           end
           3'(rnic_pkg::QP_CMD_RESET): begin
             q_fenced[cmd_sel] <= 1'b0;
@@ -176,6 +205,13 @@ module rnic_qp_transport #(
       if (wr_we.wr_rkey)   q_wr_rkey[wr_qp]   <= wr_data.wr_rkey;
       if (wr_we.rcv_got)   q_rcv_got[wr_qp]   <= wr_data.rcv_got;
       if (wr_we.snd_open)  q_snd_open[wr_qp]  <= wr_data.snd_open;
+      if (wr_we.retry_left) q_retry_left[wr_qp] <= wr_data.retry_left;
+      if (wr_we.rnr_left)  q_rnr_left[wr_qp]  <= wr_data.rnr_left;
+      if (wr_we.rnr_wait)  q_rnr_wait[wr_qp]  <= wr_data.rnr_wait;
+      if (wr_we.retrying)  q_retrying[wr_qp]  <= wr_data.retrying;
+      if (wr_we.kick_why)  q_kick_why[wr_qp]  <= wr_data.kick_why;
+      if (wr_we.acked_psn) q_acked_psn[wr_qp] <= wr_data.acked_psn;
+      if (wr_we.nak_sent)  q_nak_sent[wr_qp]  <= wr_data.nak_sent;
     end
   end
 

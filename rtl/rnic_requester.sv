@@ -29,6 +29,7 @@ module rnic_requester #(
   input  rnic_pkg::job_t              j,           // the job registers now
   input  rnic_pkg::job_t              jd,          // ... as they stay if this unit writes nothing
   input  rnic_pkg::qp_xs_t            x,           // cur's transport state
+  input  rnic_pkg::flight_t           oldest,      // ... its oldest WQE in flight (a resend's last send)
   input  rnic_pkg::wqe_t              wqe,         // the WQE in wq
   input  rnic_pkg::wqe_bind_t         wqe_bind,
   /* verilator lint_on UNUSEDSIGNAL */
@@ -47,7 +48,7 @@ module rnic_requester #(
   output logic [rnic_pkg::QP_IDX_W+DW-1:0] fl_slot,
   output rnic_pkg::flight_we_t        fl_we,
   output rnic_pkg::flight_t           fl,
-  output logic [23:0]                 rd_pkts  // PSNs the READ in wq takes
+  output logic [31:0]                 go_pos   // S_SQ_GO: the payload offset the message starts at
 );
   localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
 
@@ -59,6 +60,8 @@ module rnic_requester #(
   logic        first, last;
   logic [15:0] plen;
   logic [31:0] chk_len;
+  logic [23:0] rd_pkts;         // PSNs the READ in wq takes
+  logic [23:0] resume;          // packets of the WQE in wq the peer already has (a resend)
   always_comb begin
     sq_idx  = x.sq_ci;
     busy_q  = x.sq_ci != x.done;
@@ -81,6 +84,11 @@ module rnic_requester #(
     first   = j.pkt_i == 16'd0;
     last    = j.bytes_left <= MTU;
     plen    = rnic_pkg::pkt_len(j.bytes_left);
+    // Only the oldest WQE in flight resumes, and only in a resend
+    // (rnic_completer's S_RETRY set retrying and rewound sq_ci to it).
+    resume  = (x.retrying && sq_idx == x.done)
+              ? rnic_pkg::resume_pkts(wqe.opcode == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got, x.acked_psn) : 24'd0;
+    go_pos  = 32'(resume) << $clog2(rnic_pkg::MTU);
 
     jn = jd;
     xs_we = '0;
@@ -160,11 +168,14 @@ module rnic_requester #(
         jn.after_cqe = rnic_pkg::S_IDLE;
         jn.st = wqe.flags.signaled ? rnic_pkg::S_CQE : rnic_pkg::S_IDLE;
       end
+      // A resend of the oldest starts where the peer stopped (resume packets
+      // in: a READ asks for the rest, a SEND or WRITE goes on in its middle).
       rnic_pkg::S_SQ_GO: begin
         xs_we.rd_hold = 1'b1; xs.rd_hold = 1'b0;
         jn.total = wq_total[31:0];
-        jn.bytes_left = wq_total[31:0];
-        jn.pkt_i = '0;
+        jn.bytes_left = wq_total[31:0] - go_pos;
+        jn.pkt_i = 16'(resume);
+        jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
         xs_we.sq_ci = 1'b1; xs.sq_ci = sq_idx + 16'd1;
         jn.wslot = fl_slot;
         fl_we.op = 1'b1; fl.op = wqe.opcode;
@@ -174,7 +185,8 @@ module rnic_requester #(
           // One request; the responder answers with rd_pkts packets.
           jn.tx_opcode = rnic_pkg::BTH_READ_REQUEST; jn.tx_ext = rnic_pkg::HDR_EXT_RETH;
           jn.tx_ackreq = 1'b1; jn.tx_se = 1'b0; jn.tx_pad = 2'd0;
-          jn.tx_psn = x.sq_psn; jn.tx_va = wqe.remote_addr; jn.tx_rkey = wqe.rkey; jn.tx_rlen = wq_total[31:0];
+          jn.tx_psn = x.sq_psn + resume; jn.tx_va = wqe.remote_addr + 64'(go_pos); jn.tx_rkey = wqe.rkey;
+          jn.tx_rlen = wq_total[31:0] - go_pos;
           jn.tx_plen = 16'd0;
           xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + rd_pkts;
           fl_we.last = 1'b1; fl.last = x.sq_psn + rd_pkts - 24'd1;
@@ -182,6 +194,7 @@ module rnic_requester #(
           jn.ret_st = rnic_pkg::S_SQ_PKT_DONE;
           jn.st = rnic_pkg::S_TX;
         end else begin
+          xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + resume;
           jn.st = rnic_pkg::S_SQ_PKT;
         end
       end
@@ -199,6 +212,7 @@ module rnic_requester #(
         jn.tx_se = last && wqe.opcode == rnic_pkg::OP_SEND && wqe.flags.solicited;
         jn.tx_pad = 2'd0 - plen[1:0];
         jn.tx_psn = x.sq_psn;
+        jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
         xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + 24'd1;
         if (last) begin
           fl_slot = j.wslot;

@@ -9,8 +9,14 @@
 // of docs/wire-format.md: REMOTE_ACCESS for REMOTE_ACCESS, REMOTE_OPERATION
 // for INVALID_REQUEST and REMOTE_OPERATIONAL):
 //   not a request (is_request low): dropped.
-//   sequence   a request whose PSN is not the one expected is dropped (no
-//              duplicate detection or sequence NAK yet: issue 11).
+//   sequence   (InfiniBand's rules; PSNs compare modulo 2^24)
+//              newer than expected: one PSN-sequence NAK naming the expected
+//              PSN (NAK_SEQ), then silence (DROP) until the expected PSN
+//              comes (nak_sent);
+//              older (a duplicate, the requester resending): a READ is
+//              answered again from memory (the checks below, as for a new
+//              one; the engine keeps its expected PSN); a SEND or WRITE is
+//              not executed again: ACK_DUP if it asks for an ACK, else DROP.
 //   WRITE FIRST/ONLY  not allowed on the QP: NAK REMOTE_ACCESS; length 0 with
 //              payload: NAK INVALID_REQUEST; length 0 without: WRITE_EMPTY
 //              (no memory named, no key checked: InfiniBand's rule); else
@@ -22,12 +28,13 @@
 //              PLACE_NONE; else check the rkey (every packet is checked).
 //   SEND       FIRST/ONLY inside a message or MIDDLE/LAST outside one: NAK
 //              INVALID_REQUEST (before any RECV is touched); no RECV posted:
-//              NAK REMOTE_OPERATIONAL (a real NIC would RNR-NAK: issue 11);
-//              else the RECV, from the engine's hold or fetched.
+//              an RNR NAK (NAK_RNR: the requester waits and resends); else
+//              the RECV, from the engine's hold or fetched.
 //   anything else below READ REQUEST: NAK INVALID_REQUEST.
 //
 // Combinational; the engine reads it in S_RX_PARSE.
 module rnic_resp_check (
+  input  logic [3:0]            mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
   // The packet.
   input  logic                  is_request,    // a BTH opcode up to READ REQUEST
   input  logic                  is_write,
@@ -35,11 +42,14 @@ module rnic_resp_check (
   input  logic                  is_send,
   input  logic                  first,         // FIRST or ONLY
   input  logic                  last,          // LAST or ONLY
-  input  logic                  psn_expected,  // its PSN is the QP's next expected
+  input  logic                  ack_req,       // BTH AckReq
+  input  logic [23:0]           psn,
   input  logic [31:0]           reth_len,      // a FIRST/ONLY WRITE's or a READ's RETH length
   input  logic [15:0]           payload_len,
 
   // The QP.
+  input  logic [23:0]           expected_psn,
+  input  logic                  nak_sent,      // a sequence or RNR NAK went out; the expected PSN has not come
   input  logic                  allow_write,   // QP_FLAGS.ALLOW_WR
   input  logic                  allow_read,    // QP_FLAGS.ALLOW_RD
   input  logic [31:0]           write_left,    // bytes of the open WRITE message still to come
@@ -48,6 +58,7 @@ module rnic_resp_check (
   input  logic                  recv_held,     // ... and the engine still holds its WQE
 
   output rnic_pkg::resp_act_t   act,
+  output logic                  duplicate,     // the packet's PSN is older than expected
   output rnic_pkg::aeth_t        nak_syndrome,  // rnic_pkg::AETH_NAK_*, with act NAK
   output logic [7:0]            nak_status     // rnic_pkg::CQE_STATUS_*, with act NAK
 );
@@ -58,12 +69,22 @@ module rnic_resp_check (
     nak_status   = status;
   endtask
 
+  logic [23:0] ahead;      // how far past the expected PSN
+  logic        future;
   always_comb begin
+    ahead     = rnic_pkg::psn_off(psn, expected_psn);
+    // Half the PSN space behind is the past, the rest the future.
+    duplicate = ahead[23] && mutant != rnic_pkg::MUTANT_NO_DUP_DETECT;
+    future    = ahead != 24'd0 && !ahead[23];
     act          = rnic_pkg::RESP_ACT_DROP;
     nak_syndrome = rnic_pkg::AETH_NAK_INVALID_REQUEST;
     nak_status   = rnic_pkg::CQE_STATUS_REMOTE_OPERATION;
-    if (!is_request || !psn_expected) begin
+    if (!is_request) begin
       act = rnic_pkg::RESP_ACT_DROP;
+    end else if (future) begin
+      act = nak_sent ? rnic_pkg::RESP_ACT_DROP : rnic_pkg::RESP_ACT_NAK_SEQ;
+    end else if (duplicate && !is_read) begin
+      act = ack_req ? rnic_pkg::RESP_ACT_ACK_DUP : rnic_pkg::RESP_ACT_DROP;
     end else if (is_write && first) begin
       if (!allow_write)
         refuse(rnic_pkg::AETH_NAK_REMOTE_ACCESS, rnic_pkg::CQE_STATUS_REMOTE_ACCESS);
@@ -91,7 +112,7 @@ module rnic_resp_check (
       if (first == send_open)
         refuse(rnic_pkg::AETH_NAK_INVALID_REQUEST, rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
       else if (!recv_posted)
-        refuse(rnic_pkg::AETH_NAK_REMOTE_OPERATIONAL, rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
+        act = rnic_pkg::RESP_ACT_NAK_RNR;
       else if (recv_held)
         act = rnic_pkg::RESP_ACT_SEND_HELD;
       else

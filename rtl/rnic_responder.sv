@@ -3,8 +3,11 @@
 // gets; this does it: the rkey check of every WRITE packet that names
 // memory and of every READ, the RECV WQE and its lkeys for a SEND, the READ
 // responses (one packet per MTU, from memory), and the ACK or NAK. A NAK
-// moves the QP to ERROR once it has left; the RECV a failed SEND was placing
-// completes first, with its own status.
+// moves the QP to ERROR once it has left (the RECV a failed SEND was placing
+// completes first, with its own status), but for the two that ask the
+// requester to resend: a PSN-sequence NAK and an RNR NAK. A duplicate
+// request is acknowledged again (SEND, WRITE) or answered again (READ,
+// keeping the expected PSN and the MSN as they are).
 //
 // The payload itself moves in the engine's S_RX_SCATTER (the receive
 // scatter over the cursor's segments); S_RX_AFTER comes back here.
@@ -29,6 +32,8 @@ module rnic_responder #(
   input  logic [rnic_pkg::CQ_IDX_W-1:0] rcq,
   // The frame in the receive buffer.
   input  logic [23:0]                 p_psn,
+  input  logic                        p_in_seq,   // the frame's PSN is the one expected
+  input  logic [4:0]                  min_rnr,    // the frame's QP's QP_TIMERS.MIN_RNR_TIMER
   input  logic [63:0]                 p_va,
   input  logic [31:0]                 p_rkey,
   input  logic [31:0]                 p_rlen,
@@ -40,6 +45,7 @@ module rnic_responder #(
   input  logic                        rx_last,
   input  logic                        rx_cont,
   input  rnic_pkg::resp_act_t         resp_act,
+  input  logic                        resp_dup,
   input  rnic_pkg::aeth_t             resp_nak_syndrome,
   input  logic [7:0]                  resp_nak_status,
   // The RECV WQE in wq.
@@ -81,9 +87,33 @@ module rnic_responder #(
     nak_recv = 1'b0;
     unique case (j.st)
       rnic_pkg::S_RX_PARSE: begin
+        jn.l_dup = resp_dup;
+        // The expected PSN came: a sequence or RNR NAK's silence ends.
+        if (p_in_seq && xp.nak_sent) begin
+          xs_we.nak_sent = 1'b1; xs.nak_sent = 1'b0;
+        end
         unique case (resp_act)
           rnic_pkg::RESP_ACT_NAK: begin
             jn.tx_syndrome = resp_nak_syndrome; jn.err_status = resp_nak_status;
+            jn.st = rnic_pkg::S_ACK_SEND;
+          end
+          // The requester resends: the QP stays in RTS, and what comes out of
+          // sequence until then is dropped without another NAK.
+          rnic_pkg::RESP_ACT_NAK_SEQ: begin
+            jn.tx_syndrome = rnic_pkg::AETH_NAK_PSN_SEQUENCE;
+            xs_we.nak_sent = 1'b1; xs.nak_sent = 1'b1;
+            jn.st = rnic_pkg::S_ACK_SEND;
+          end
+          rnic_pkg::RESP_ACT_NAK_RNR: begin
+            jn.tx_syndrome = rnic_pkg::AETH_RNR_NAK | 8'(min_rnr);
+            xs_we.nak_sent = 1'b1; xs.nak_sent = 1'b1;
+            jn.st = rnic_pkg::S_ACK_SEND;
+          end
+          // Already executed: say so again, naming the last PSN received
+          // (a cumulative ACK of everything up to it).
+          rnic_pkg::RESP_ACT_ACK_DUP: begin
+            jn.tx_syndrome = rnic_pkg::AETH_ACK;
+            jn.l_psn = xp.rq_psn - 24'd1;
             jn.st = rnic_pkg::S_ACK_SEND;
           end
           rnic_pkg::RESP_ACT_WRITE_EMPTY: begin
@@ -105,7 +135,7 @@ module rnic_responder #(
             jn.ret_st = rnic_pkg::S_RX_SEND_WQE;
             jn.st = rnic_pkg::S_FETCH_REQ;
           end
-          default: begin   // RESP_ACT_DROP: not in sequence, or not a request
+          default: begin   // RESP_ACT_DROP
             jn.ev_rx_drop = 1'b1;
             jn.rxb_release = 1'b1;
             jn.rx_held = 1'b0;
@@ -246,8 +276,11 @@ module rnic_responder #(
         end else if (j.bytes_left != 32'd0) begin
           jn.st = rnic_pkg::S_RD_RESP_PKT;
         end else begin
-          xs_we.rq_psn = 1'b1; xs.rq_psn = j.tx_psn + 24'd1;
-          xs_we.msn = 1'b1; xs.msn = x.msn + 24'd1;
+          // A duplicate READ was answered again: the expected PSN is further on.
+          if (!j.l_dup) begin
+            xs_we.rq_psn = 1'b1; xs.rq_psn = j.tx_psn + 24'd1;
+            xs_we.msn = 1'b1; xs.msn = x.msn + 24'd1;
+          end
           jn.st = rnic_pkg::S_IDLE;
         end
       end
@@ -273,7 +306,8 @@ module rnic_responder #(
         end
       end
       rnic_pkg::S_ACK_DONE: begin
-        if (j.tx_syndrome == rnic_pkg::AETH_ACK) begin
+        if (j.tx_syndrome == rnic_pkg::AETH_ACK || j.tx_syndrome == rnic_pkg::AETH_NAK_PSN_SEQUENCE ||
+            j.tx_syndrome[7:5] == 3'(rnic_pkg::AETH_KIND_RNR_NAK)) begin
           jn.st = rnic_pkg::S_IDLE;
         end else if (j.flush_recv) begin
           // The RECV that failed completes with its own status first.

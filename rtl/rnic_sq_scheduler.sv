@@ -1,15 +1,17 @@
 // The send-queue scheduler: which QP the engine serves next when no frame
 // is waiting, and whether the READ at the head of the current QP may go.
 //
-// Three kinds of send work, each found round-robin from the QP after the
+// Four kinds of send work, each found round-robin from the QP after the
 // last one picked for a new WQE (so one busy QP cannot starve the others):
 //   bind   the oldest WQE in flight of an RTS QP is a BIND: commit it.
+//   retry  an RTS QP's retransmission is due (rnic_ack_timer): resend or fail.
 //   pick   an RTS QP may start its next WQE: one is posted, the QP is not
 //          held by a barrier fence, it has fewer than MAX_RD_ATOMIC WQEs in
 //          flight, a READ over the READ limit is not waiting for the oldest
-//          to complete, and no BIND in flight is uncommitted (the bind fence).
+//          to complete, no BIND in flight is uncommitted (the bind fence),
+//          and it is not waiting out an RNR NAK's delay.
 //   flush  an ERROR QP still has WQEs in flight or posted: flush them.
-// The engine takes them in that order of priority.
+// The engine takes them in that order of priority (bind, retry, pick, flush).
 //
 // The READ limit (QP_FLAGS.MAX_RD, 0 meaning 1, at most MAX_RD_ATOMIC)
 // counts the READs among cur's WQEs in flight; rd_at_limit says the READ the
@@ -32,6 +34,8 @@ module rnic_sq_scheduler #(
   input  logic [NUM_QP-1:0]    fenced,       // the WQE at sq_ci waits for nothing in flight
   input  logic [NUM_QP-1:0]    bind_wait,    // a BIND in flight has not committed
   input  logic [NUM_QP-1:0]    rd_hold,      // the WQE at sq_ci is a READ over the limit
+  input  logic [NUM_QP-1:0]    rnr_wait,     // waiting out an RNR NAK's delay
+  input  logic [NUM_QP-1:0]    retry_due,    // its retransmission is due
   input  logic [16*NUM_QP-1:0] hold_done,    // ... waiting until done moves past this
   input  logic [16*NUM_QP-1:0] sq_pi,
   input  logic [16*NUM_QP-1:0] sq_ci,        // next WQE to start
@@ -46,6 +50,8 @@ module rnic_sq_scheduler #(
   output logic [QW-1:0]        pick_q,
   output logic                 bind_any,
   output logic [QW-1:0]        bind_q,
+  output logic                 retry_any,
+  output logic [QW-1:0]        retry_q,
   output logic                 flush_any,
   output logic [QW-1:0]        flush_q,
 
@@ -77,7 +83,7 @@ module rnic_sq_scheduler #(
       d  = done[16*i +: 16];
       ready[i]     = state[2*i +: 2] == RTS && !fenced[i] && ci != sq_pi[16*i +: 16] && (ci - d) < 16'(D) &&
                      !(rd_hold[i] && d == hold_done[16*i +: 16]) &&
-                     !(bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE);
+                     !(bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE) && !rnr_wait[i];
       bind_due[i]  = state[2*i +: 2] == RTS && ci != d && op_at(inflight_op, QW'(i), d[DW-1:0]) == rnic_pkg::OP_BIND;
       has_flush[i] = state[2*i +: 2] == ERROR &&
                      (d != ci || ci != sq_pi[16*i +: 16] || rq_ci[16*i +: 16] != rq_pi[16*i +: 16]);
@@ -89,11 +95,13 @@ module rnic_sq_scheduler #(
     pick_any = 1'b0; pick_q = '0;
     flush_any = 1'b0; flush_q = '0;
     bind_any = 1'b0; bind_q = '0;
+    retry_any = 1'b0; retry_q = '0;
     for (int unsigned i = 0; i < NUM_QP; i++) begin
       k = rr + QW'(i);
       if (!pick_any && ready[k]) begin pick_any = 1'b1; pick_q = k; end
       if (!flush_any && has_flush[k]) begin flush_any = 1'b1; flush_q = k; end
       if (!bind_any && bind_due[k]) begin bind_any = 1'b1; bind_q = k; end
+      if (!retry_any && retry_due[k] && state[2*k +: 2] == RTS) begin retry_any = 1'b1; retry_q = k; end
     end
   end
 

@@ -49,7 +49,7 @@ module rnic_tx_gather #(
   input  logic [63:0] reth_va,
   input  logic [31:0] reth_rkey,
   input  logic [31:0] reth_len,
-  input  rnic_pkg::aeth_t aeth_syndrome,
+  input  logic [7:0]  aeth_syndrome,   // rnic_pkg::AETH_*, or an RNR NAK with its timer
   input  logic [23:0] aeth_msn,
   input  logic [15:0] plen,
 

@@ -61,6 +61,7 @@ Qp BenchDriver::qp_create(int n, unsigned num, const Cq &scq, const Cq &rcq, uin
                                            scq.num << RNIC_QP_RINGS_SCQ_SHIFT | rcq.num << RNIC_QP_RINGS_RCQ_SHIFT);
     f_.bar_write(n, RNIC_REG_QP_PZ, pz);
     f_.bar_write(n, RNIC_REG_QP_FLAGS, flags);
+    f_.bar_write(n, RNIC_REG_QP_TIMERS, qp_timers);
     f_.bar_write(n, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
     f_.run(2);
     return q;
@@ -80,6 +81,7 @@ void BenchDriver::connect(Qp &a, Qp &b, uint32_t psn_a, uint32_t psn_b) {
         f_.bar_write(n, RNIC_REG_QP_REMOTE_MAC_HI, 0x0200);
         f_.bar_write(n, RNIC_REG_QP_SQ_PSN, psn[s]);
         f_.bar_write(n, RNIC_REG_QP_RQ_PSN, psn[1 - s]);
+        f_.bar_write(n, RNIC_REG_QP_TIMERS, qp_timers);
         f_.bar_write(n, RNIC_REG_QP_CMD, RNIC_QP_CMD_RTS);
         f_.run(2);
     }

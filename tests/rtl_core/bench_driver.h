@@ -79,6 +79,10 @@ class BenchDriver {
 public:
     explicit BenchDriver(Fabric &f) : f_(f) {}
 
+    // QP_TIMERS for the QPs created and connected from now on (0: no ACK
+    // timeout, no retries: a lost frame then leaves its WQE waiting).
+    uint32_t qp_timers = 0;
+
     // Port identity as the team brief assigns it: NIC i is 02:00:00:00:00:0(i+1), 10.0.0.(i+1).
     void open(int n);
     static uint32_t key(uint32_t index, uint8_t key8) { return index << 8 | key8; }

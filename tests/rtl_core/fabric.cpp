@@ -196,8 +196,10 @@ void Fabric::check_idle(int n) {
         if (static_cast<bool>(d.irq) != x.irq_prev) violation(n, "irq changed after an idle cycle with quiet inputs");
         if (!d.idle) violation(n, "idle dropped after an idle cycle with quiet inputs");
     }
+    // A retransmission timer coming due (time_now at wake_at) is an input
+    // too: the NIC may act on it.
     x.idle_quiet_prev = d.idle && !d.bar_req_valid && !d.rx_tvalid && !d.dma_rd_rsp_valid && !d.dma_wr_cpl_valid &&
-                        d.tx_tready;
+                        d.tx_tready && !(d.wake_valid && d.time_now >= d.wake_at);
     x.irq_prev = d.irq;
 }
 
@@ -240,6 +242,7 @@ void Fabric::send(int n, std::vector<uint8_t> &&f) {
                      f.size() > 54 ? (f[51] << 16 | f[52] << 8 | f[53]) : 0);
     if (cfg_.capture) sent[n].push_back(f);
     bool deliver = link_hook ? link_hook(n, f) : true;
+    if (deliver && link_dup && link_dup(n, f)) link_[n].send(std::vector<uint8_t>(f), cycle_);
     if (deliver) link_[n].send(std::move(f), cycle_);
 }
 
@@ -286,6 +289,11 @@ uint64_t Fabric::skippable(uint64_t limit, bool &frames) const {
     for (int k = 0; k < 2; k++) {
         const Nic &x = nic_[k];
         if (!x.dut->idle || !x.idle_quiet_prev) return 0;
+        // Never past an armed timer's wake-up: the cycle time_now reaches it is clocked.
+        if (x.dut->wake_valid) {
+            if (x.dut->wake_at <= cycle_) return 0;
+            n = std::min(n, x.dut->wake_at - cycle_);
+        }
         if (const Link::Frame *f = link_[1 - k].oldest()) {
             // The first frame on the link starts to arrive at its due cycle.
             if (f->arrives_at <= cycle_) return 0;

@@ -99,6 +99,9 @@ public:
     // Called on every frame leaving NIC `from` before it reaches the peer;
     // return false to drop it. It may change the bytes.
     std::function<bool(int from, std::vector<uint8_t> &frame)> link_hook;
+    // Called on every frame the hook let through: return true to deliver it
+    // twice (a duplicate on the link, right behind the original).
+    std::function<bool(int from, const std::vector<uint8_t> &frame)> link_dup;
 
     std::vector<std::vector<uint8_t>> sent[2];   // frames each NIC sent (capture on)
     uint64_t frames_sent[2] = {0, 0};

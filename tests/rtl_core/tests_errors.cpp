@@ -373,31 +373,6 @@ BENCH_TEST(doorbell) {
     CHECK_EQ(b.f.protocol_errors, 0);
 }
 
-// SEND with no RECV posted: NAK 0x63, REMOTE_OPERATION at the requester.
-BENCH_TEST(norecv) {
-    Bench b;
-    Qp q0, q1;
-    b.pair(2, q0, q1);
-    Buf src = b.buffer(0, 64, b.next_index());
-    SendWr wr;
-    wr.opcode = RNIC_OP_SEND;
-    wr.sg = {Sge{src.addr, 64, src.key}};
-    wr.wr_id = 3;
-    b.d.post_send(q0, wr);
-    Cqe c;
-    CHECK(b.d.wait_cqe(b.scq[0], c));
-    CHECK_EQ(c.status, RNIC_CQE_STATUS_REMOTE_OPERATION);
-    CHECK_EQ(c.wr_id, 3);
-    b.d.settle();
-    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_ERROR);
-    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_ERROR);
-    bool nak = false;
-    for (const TraceEvent &e : b.f.events[1])
-        if (e.event == RNIC_EV_NAK_SENT && (e.arg & 0xFF) == 0x63) nak = true;
-    CHECK(nak);
-    CHECK_EQ(b.f.protocol_errors, 0);
-}
-
 // A SEND longer than the posted RECV: LOCAL_LENGTH at the receiver, NAK
 // (invalid request) and REMOTE_OPERATION at the sender; no byte past the
 // receive buffer is written.

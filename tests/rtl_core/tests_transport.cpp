@@ -1,0 +1,370 @@
+// The reliable connection over a link that loses, duplicates and reorders:
+// the ACK timeout and go-back-N resend, cumulative ACKs, sequence NAKs and
+// resuming a message in its middle, duplicate requests, RNR NAKs and their
+// retries, and a connection that gives up. Each test breaks one frame on
+// the link (the bench's hook) and checks what both NICs did about it, to
+// the frame and the event. The transport mutants (MUTANT 12-15) each make
+// at least one of these fail (tests/mutants/run_mutants.sh).
+#include "bench_common.h"
+
+namespace {
+
+// QP_TIMERS: ACK timeout 1024 x 2^t cycles, retry and RNR retry counts, the
+// RNR timer code a NAK carries.
+uint32_t timers(unsigned t, unsigned retry, unsigned rnr, unsigned min_rnr) {
+    return t << RNIC_QP_TIMERS_ACK_TIMEOUT_SHIFT | retry << RNIC_QP_TIMERS_RETRY_CNT_SHIFT |
+           rnr << RNIC_QP_TIMERS_RNR_RETRY_SHIFT | min_rnr << RNIC_QP_TIMERS_MIN_RNR_TIMER_SHIFT;
+}
+
+constexpr unsigned kOpOffset = 42;    // BTH opcode in a frame (Ethernet, IPv4, UDP before it)
+constexpr unsigned kPsnOffset = 51;
+constexpr unsigned kAethOffset = 54;  // an ACK's AETH syndrome
+constexpr uint32_t kPsn0 = 0x100;     // Bench::pair: the first PSN nic0 sends
+
+unsigned op_of(const std::vector<uint8_t> &f) { return f.size() > kOpOffset ? f[kOpOffset] : 0xFFu; }
+uint32_t psn_of(const std::vector<uint8_t> &f) {
+    return static_cast<uint32_t>(f[kPsnOffset] << 16 | f[kPsnOffset + 1] << 8 | f[kPsnOffset + 2]);
+}
+
+std::vector<TraceEvent> events_of(const Fabric &f, int n, unsigned ev) {
+    std::vector<TraceEvent> out;
+    for (const TraceEvent &e : f.events[n])
+        if (e.event == ev) out.push_back(e);
+    return out;
+}
+
+unsigned retry_why(const TraceEvent &e) {
+    return static_cast<unsigned>(e.arg >> RNIC_EV_ARG_RETRY_WHY_SHIFT & RNIC_EV_ARG_RETRY_WHY_MASK);
+}
+uint32_t retry_psn(const TraceEvent &e) {
+    return static_cast<uint32_t>(e.arg >> RNIC_EV_ARG_RETRY_PSN_SHIFT & RNIC_EV_ARG_RETRY_PSN_MASK);
+}
+
+unsigned count_sent(const Fabric &f, int n, unsigned opcode) {
+    unsigned k = 0;
+    for (const std::vector<uint8_t> &fr : f.sent[n])
+        if (op_of(fr) == opcode) k++;
+    return k;
+}
+
+unsigned state_of(Bench &b, int n, unsigned qpn) { return b.d.qp_state(n, qpn) & 0xFFu; }
+
+SendWr rdma(unsigned opcode, const Buf &local, uint32_t len, const Buf &remote, uint64_t wr_id) {
+    SendWr wr;
+    wr.opcode = opcode;
+    wr.sg = {Sge{local.addr, len, local.key}};
+    wr.remote_addr = remote.addr;
+    wr.rkey = remote.key;
+    wr.wr_id = wr_id;
+    return wr;
+}
+
+// Drops the first frame NIC `from` sends with `opcode`.
+void drop_first(Bench &b, int from, unsigned opcode) {
+    auto left = std::make_shared<int>(1);
+    b.f.link_hook = [=](int n, std::vector<uint8_t> &fr) {
+        if (n == from && op_of(fr) == opcode && *left > 0) {
+            (*left)--;
+            return false;
+        }
+        return true;
+    };
+}
+
+}  // namespace
+
+// A lost WRITE: nothing answers it, the ACK timeout (1024 x 2^1 cycles)
+// runs out, the requester resends it whole, and it completes once.
+BENCH_TEST(timeout_retry) {
+    Bench b;
+    b.d.qp_timers = timers(1, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 256, b.next_index());
+    Buf dst = b.buffer(1, 256, b.next_index());
+    b.fill(src, 1);
+    b.fill(dst, 2);
+    drop_first(b, 0, RNIC_BTH_WRITE_ONLY);
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, 200, dst, 11));
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c.wr_id, 11);
+    CHECK(b.read(1, dst.addr, 200) == b.read(0, src.addr, 200));
+    std::vector<TraceEvent> r = events_of(b.f, 0, RNIC_EV_RETRY);
+    CHECK_EQ(r.size(), 1);
+    if (!r.empty()) {
+        CHECK_EQ(retry_why(r[0]), RNIC_RETRY_WHY_TIMEOUT);
+        CHECK_EQ(retry_psn(r[0]), kPsn0);
+        std::vector<TraceEvent> first = events_of(b.f, 0, RNIC_EV_PKT_FIRST);
+        CHECK(!first.empty() && r[0].cycle - first[0].cycle >= 2048);
+    }
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_ONLY), 2);
+    b.d.settle();
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// Two WRITEs, the first one's ACK lost: the second ACK is cumulative and
+// completes both, in order, with no resend.
+BENCH_TEST(cumulative_ack) {
+    Bench b;
+    b.d.qp_timers = timers(3, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 512, b.next_index());
+    Buf dst = b.buffer(1, 512, b.next_index());
+    b.fill(src, 3);
+    drop_first(b, 1, RNIC_BTH_ACKNOWLEDGE);
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, 100, dst, 21));
+    Buf src2 = src, dst2 = dst;
+    src2.addr += 256;
+    dst2.addr += 256;
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src2, 100, dst2, 22));
+    Cqe c1, c2;
+    CHECK(b.d.wait_cqe(b.scq[0], c1));
+    CHECK(b.d.wait_cqe(b.scq[0], c2));
+    CHECK_EQ(c1.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c1.wr_id, 21);
+    CHECK_EQ(c2.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c2.wr_id, 22);
+    CHECK_EQ(count_sent(b.f, 1, RNIC_BTH_ACKNOWLEDGE), 2);
+    CHECK_EQ(events_of(b.f, 0, RNIC_EV_RETRY).size(), 0);
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_ONLY), 2);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// The middle packet of a three-packet WRITE is lost: the responder sends one
+// sequence NAK naming it, and the requester resends from there (the middle
+// and the last packet), not from the first.
+BENCH_TEST(seq_nak_resume) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    const uint32_t len = 3 * RNIC_MTU;
+    Buf src = b.buffer(0, len, b.next_index());
+    Buf dst = b.buffer(1, len, b.next_index());
+    b.fill(src, 5);
+    b.fill(dst, 6);
+    drop_first(b, 0, RNIC_BTH_WRITE_MIDDLE);
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, len, dst, 31));
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.read(dst) == b.read(src));
+    bool seq_nak = false;
+    for (const TraceEvent &e : events_of(b.f, 1, RNIC_EV_NAK_SENT))
+        if ((e.arg & 0xFF) == RNIC_AETH_NAK_PSN_SEQUENCE) seq_nak = true;
+    CHECK(seq_nak);
+    std::vector<TraceEvent> r = events_of(b.f, 0, RNIC_EV_RETRY);
+    CHECK_EQ(r.size(), 1);
+    if (!r.empty()) {
+        CHECK_EQ(retry_why(r[0]), RNIC_RETRY_WHY_SEQ_NAK);
+        CHECK_EQ(retry_psn(r[0]), kPsn0 + 1);
+    }
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_FIRST), 1);
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_MIDDLE), 2);
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_LAST), 2);
+    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// A SEND arrives twice: the duplicate is acknowledged again and takes no
+// second RECV; the next SEND lands in that RECV.
+BENCH_TEST(dup_send) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 256, b.next_index());
+    Buf dst = b.buffer(1, 512, b.next_index());
+    b.fill(src, 7);
+    b.d.post_recv(q1, {Sge{dst.addr, 256, dst.key}}, 41);
+    b.d.post_recv(q1, {Sge{dst.addr + 256, 256, dst.key}}, 42);
+    auto dups = std::make_shared<int>(1);
+    b.f.link_dup = [=](int n, const std::vector<uint8_t> &fr) {
+        if (n == 0 && op_of(fr) == RNIC_BTH_SEND_ONLY && *dups > 0) {
+            (*dups)--;
+            return true;
+        }
+        return false;
+    };
+    SendWr wr;
+    wr.opcode = RNIC_OP_SEND;
+    wr.sg = {Sge{src.addr, 64, src.key}};
+    wr.wr_id = 43;
+    b.d.post_send(q0, wr);
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.d.wait_cqe(b.rcq[1], c));
+    CHECK_EQ(c.wr_id, 41);
+    b.d.settle();
+    CHECK(!b.d.poll(b.rcq[1], c));   // the duplicate took no RECV
+    CHECK_EQ(count_sent(b.f, 1, RNIC_BTH_ACKNOWLEDGE), 2);
+    wr.wr_id = 44;
+    wr.sg = {Sge{src.addr + 64, 32, src.key}};
+    b.d.post_send(q0, wr);
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.d.wait_cqe(b.rcq[1], c));
+    CHECK_EQ(c.wr_id, 42);
+    CHECK_EQ(c.byte_len, 32);
+    CHECK(b.read(1, dst.addr, 64) == b.read(0, src.addr, 64));
+    CHECK(b.read(1, dst.addr + 256, 32) == b.read(0, src.addr + 64, 32));
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// A READ request arrives twice: the duplicate is answered again from
+// memory, the requester drops the second answer, and the READ completes once.
+BENCH_TEST(dup_read) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    const uint32_t len = 2 * RNIC_MTU;
+    Buf remote = b.buffer(1, len, b.next_index());
+    Buf local = b.buffer(0, len, b.next_index());
+    b.fill(remote, 8);
+    b.fill(local, 9);
+    auto dups = std::make_shared<int>(1);
+    b.f.link_dup = [=](int n, const std::vector<uint8_t> &fr) {
+        if (n == 0 && op_of(fr) == RNIC_BTH_READ_REQUEST && *dups > 0) {
+            (*dups)--;
+            return true;
+        }
+        return false;
+    };
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_READ, local, len, remote, 51));
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c.wr_id, 51);
+    b.d.settle();
+    CHECK(!b.d.poll(b.scq[0], c));
+    CHECK(b.read(local) == b.read(remote));
+    CHECK_EQ(count_sent(b.f, 1, RNIC_BTH_READ_RESPONSE_FIRST), 2);
+    CHECK_EQ(count_sent(b.f, 1, RNIC_BTH_READ_RESPONSE_LAST), 2);
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// The middle response of a three-packet READ is lost: the next one shows
+// it, and the requester asks again for the rest only (a READ request at the
+// lost response's PSN, for the last two packets' bytes).
+BENCH_TEST(read_resume) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    const uint32_t len = 3 * RNIC_MTU;
+    Buf remote = b.buffer(1, len, b.next_index());
+    Buf local = b.buffer(0, len, b.next_index());
+    b.fill(remote, 10);
+    b.fill(local, 11);
+    drop_first(b, 1, RNIC_BTH_READ_RESPONSE_MIDDLE);
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_READ, local, len, remote, 61));
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.read(local) == b.read(remote));
+    std::vector<TraceEvent> r = events_of(b.f, 0, RNIC_EV_RETRY);
+    CHECK_EQ(r.size(), 1);
+    if (!r.empty()) {
+        CHECK_EQ(retry_why(r[0]), RNIC_RETRY_WHY_IMPLICIT);
+        CHECK_EQ(retry_psn(r[0]), kPsn0 + 1);
+    }
+    std::vector<uint32_t> req_psns;
+    for (const std::vector<uint8_t> &fr : b.f.sent[0])
+        if (op_of(fr) == RNIC_BTH_READ_REQUEST) req_psns.push_back(psn_of(fr));
+    CHECK_EQ(req_psns.size(), 2);
+    if (req_psns.size() == 2) CHECK_EQ(req_psns[1], kPsn0 + 1);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// No RECV posted and RNR_RETRY 0: the RNR NAK carries the responder's timer
+// code, the SEND fails with RNR, and only the requester's QP goes to ERROR.
+BENCH_TEST(rnr_exhausted) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 0, 1);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 64, b.next_index());
+    SendWr wr;
+    wr.opcode = RNIC_OP_SEND;
+    wr.sg = {Sge{src.addr, 64, src.key}};
+    wr.wr_id = 3;
+    b.d.post_send(q0, wr);
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_RNR);
+    CHECK_EQ(c.wr_id, 3);
+    b.d.settle();
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_ERROR);
+    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_RTS);
+    bool rnr = false;
+    for (const TraceEvent &e : events_of(b.f, 1, RNIC_EV_NAK_SENT))
+        if ((e.arg & 0xFF) == (RNIC_AETH_RNR_NAK | 1u)) rnr = true;
+    CHECK(rnr);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// No RECV posted yet: RNR NAK, the requester waits the RNR delay (code 1:
+// 10 us, 2,500 cycles) and resends; once the RECV is posted the SEND lands.
+BENCH_TEST(rnr_retry) {
+    Bench b;
+    b.d.qp_timers = timers(6, 7, 7, 1);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 128, b.next_index());
+    Buf dst = b.buffer(1, 128, b.next_index());
+    b.fill(src, 12);
+    SendWr wr;
+    wr.opcode = RNIC_OP_SEND;
+    wr.sg = {Sge{src.addr, 100, src.key}};
+    wr.wr_id = 71;
+    b.d.post_send(q0, wr);
+    for (int i = 0; i < 200 && events_of(b.f, 1, RNIC_EV_NAK_SENT).empty(); i++)
+        b.f.run(100);
+    CHECK_EQ(events_of(b.f, 1, RNIC_EV_NAK_SENT).size(), 1);
+    b.d.post_recv(q1, {Sge{dst.addr, 128, dst.key}}, 72);
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.d.wait_cqe(b.rcq[1], c));
+    CHECK_EQ(c.wr_id, 72);
+    CHECK_EQ(c.byte_len, 100);
+    CHECK(b.read(1, dst.addr, 100) == b.read(0, src.addr, 100));
+    std::vector<TraceEvent> r = events_of(b.f, 0, RNIC_EV_RETRY);
+    CHECK(!r.empty());
+    if (!r.empty()) CHECK_EQ(retry_why(r[0]), RNIC_RETRY_WHY_RNR);
+    std::vector<TraceEvent> nak = events_of(b.f, 1, RNIC_EV_NAK_SENT);
+    if (!r.empty() && !nak.empty()) CHECK(r[0].cycle - nak[0].cycle >= 2500);
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// The link drops everything nic0 sends: two retries (RETRY_CNT 2), then the
+// WRITE fails with TRANSPORT and the requester's QP goes to ERROR.
+BENCH_TEST(retry_exhausted) {
+    Bench b;
+    b.d.qp_timers = timers(1, 2, 7, 12);
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf src = b.buffer(0, 256, b.next_index());
+    Buf dst = b.buffer(1, 256, b.next_index());
+    b.f.link_hook = [](int n, std::vector<uint8_t> &) { return n != 0; };
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, 100, dst, 81));
+    Cqe c;
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_TRANSPORT);
+    CHECK_EQ(c.wr_id, 81);
+    CHECK_EQ(events_of(b.f, 0, RNIC_EV_RETRY).size(), 2);
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_ONLY), 3);
+    b.d.settle();
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_ERROR);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}

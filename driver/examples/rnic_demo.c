@@ -53,8 +53,8 @@ int main(void) {
         die("setup", rc);
     const uint32_t all = RNIC_ACCESS_LOCAL_READ | RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ |
                          RNIC_ACCESS_REMOTE_WRITE;
-    struct rnic_qp_attr qa = {16, 16, cqa, cqa, pza, 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
-    struct rnic_qp_attr qb = {16, 16, cqb, cqb, pzb, 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
+    struct rnic_qp_attr qa = {16, 16, cqa, cqa, pza, 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, NULL};
+    struct rnic_qp_attr qb = {16, 16, cqb, cqb, pzb, 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, NULL};
     rnic_qp *qpa, *qpb;
     if ((rc = rnic_qp_create(a, &qa, &qpa)) || (rc = rnic_qp_create(b, &qb, &qpb)) ||
         (rc = rnic_qp_connect_local(qpa, qpb)))

@@ -63,6 +63,7 @@ struct rnic_qp {
     uint64_t *sq, *rq;     /* rings of RNIC_WQE_BYTES entries */
     uint32_t sq_pi, sq_ci, rq_pi, rq_ci;   /* free-running, 16 bits used by the NIC */
     uint32_t flags;        /* QP_FLAGS as programmed (the RTS command loads them again) */
+    uint32_t timers;       /* QP_TIMERS as programmed (the same) */
 };
 
 static inline uint32_t reg_rd(rnic_dev *d, uint32_t off) { return d->hal.ops->bar_read32(d->hal.ctx, off); }

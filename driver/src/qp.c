@@ -17,6 +17,27 @@ static bool reaches_state(rnic_dev *d, uint32_t num, uint32_t want) {
     return false;
 }
 
+/* Field width from the generated mask, so a check follows the register map. */
+#define TIMER_MAX(F) (RNIC_QP_TIMERS_##F##_MASK >> RNIC_QP_TIMERS_##F##_SHIFT)
+#define TIMER_PUT(F, v) ((uint32_t)(v) << RNIC_QP_TIMERS_##F##_SHIFT & RNIC_QP_TIMERS_##F##_MASK)
+#define TIMER_GET(F, w) ((uint8_t)(((w) & RNIC_QP_TIMERS_##F##_MASK) >> RNIC_QP_TIMERS_##F##_SHIFT))
+
+/* The QP_TIMERS word of t (NULL: the defaults), or false for a value its
+ * field cannot hold: cut to the field's width, it would program some other
+ * setting than the caller asked for, silently. */
+static bool timers_word(const struct rnic_qp_timers *t, uint32_t *out) {
+    static const struct rnic_qp_timers dflt = {RNIC_QP_DEFAULT_ACK_TIMEOUT, RNIC_QP_DEFAULT_RETRY_CNT,
+                                               RNIC_QP_DEFAULT_RNR_RETRY, RNIC_QP_DEFAULT_MIN_RNR_TIMER};
+    if (!t)
+        t = &dflt;
+    if (t->ack_timeout > TIMER_MAX(ACK_TIMEOUT) || t->retry_cnt > TIMER_MAX(RETRY_CNT) ||
+        t->rnr_retry > TIMER_MAX(RNR_RETRY) || t->min_rnr_timer > TIMER_MAX(MIN_RNR_TIMER))
+        return false;
+    *out = TIMER_PUT(ACK_TIMEOUT, t->ack_timeout) | TIMER_PUT(RETRY_CNT, t->retry_cnt) |
+           TIMER_PUT(RNR_RETRY, t->rnr_retry) | TIMER_PUT(MIN_RNR_TIMER, t->min_rnr_timer);
+    return true;
+}
+
 int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
     if (!d || !a || !out || !a->send_cq || !a->recv_cq || a->send_cq->dev != d || a->recv_cq->dev != d)
         return RNIC_E_INVAL;
@@ -24,6 +45,9 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
         a->rq_entries > (1u << RNIC_MAX_LOG_RING) || (a->allow_remote & ~(RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE)))
         return RNIC_E_INVAL;
     if (a->pz == 0 || a->pz >= RNIC_MAX_PZ || !d->pz_used[a->pz])
+        return RNIC_E_INVAL;
+    uint32_t timers;
+    if (!timers_word(a->timers, &timers))
         return RNIC_E_INVAL;
     /* QPs 0 and 1 are InfiniBand's management QPs (SMI, GSI): an RC
      * connection never uses them, and capture tools decode them as MADs. */
@@ -63,6 +87,7 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
         flags |= RNIC_QP_FLAGS_ALLOW_WR_MASK;
     flags |= (uint32_t)(a->max_rd ? a->max_rd : 1u) << RNIC_QP_FLAGS_MAX_RD_SHIFT & RNIC_QP_FLAGS_MAX_RD_MASK;
     qp->flags = flags;
+    qp->timers = timers;
     reg_wr(d, RNIC_REG_QP_SEL, num);
     reg_wr(d, RNIC_REG_QP_SQ_BASE_LO, (uint32_t)sq);
     reg_wr(d, RNIC_REG_QP_SQ_BASE_HI, (uint32_t)(sq >> 32));
@@ -72,6 +97,7 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
                                      a->send_cq->num << RNIC_QP_RINGS_SCQ_SHIFT | a->recv_cq->num << RNIC_QP_RINGS_RCQ_SHIFT);
     reg_wr(d, RNIC_REG_QP_PZ, a->pz);
     reg_wr(d, RNIC_REG_QP_FLAGS, flags);
+    reg_wr(d, RNIC_REG_QP_TIMERS, timers);
     reg_wr(d, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
     if (!reaches_state(d, num, RNIC_QP_STATE_INIT)) {
         rnic_ring_free(d, qp->sq, (size_t)RNIC_WQE_BYTES << qp->sq_log);
@@ -88,6 +114,16 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
 }
 
 uint32_t rnic_qp_num(const rnic_qp *qp) { return qp ? qp->num : 0; }
+
+int rnic_qp_timers_get(const rnic_qp *qp, struct rnic_qp_timers *out) {
+    if (!qp || !out)
+        return RNIC_E_INVAL;
+    out->ack_timeout = TIMER_GET(ACK_TIMEOUT, qp->timers);
+    out->retry_cnt = TIMER_GET(RETRY_CNT, qp->timers);
+    out->rnr_retry = TIMER_GET(RNR_RETRY, qp->timers);
+    out->min_rnr_timer = TIMER_GET(MIN_RNR_TIMER, qp->timers);
+    return RNIC_OK;
+}
 
 int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
     if (!qp || !r || r->qpn > 0xFFFFFFu || r->sq_psn > 0xFFFFFFu || r->rq_psn > 0xFFFFFFu ||
@@ -110,6 +146,9 @@ int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
         qp->flags = (qp->flags & ~(uint32_t)RNIC_QP_FLAGS_MAX_RD_MASK) |
                     ((uint32_t)r->max_rd << RNIC_QP_FLAGS_MAX_RD_SHIFT & RNIC_QP_FLAGS_MAX_RD_MASK);
     reg_wr(d, RNIC_REG_QP_FLAGS, qp->flags);
+    /* QP_TIMERS too: one staging register serves every QP, so it holds
+     * whichever QP's were written last, not necessarily this one's. */
+    reg_wr(d, RNIC_REG_QP_TIMERS, qp->timers);
     reg_wr(d, RNIC_REG_QP_CMD, RNIC_QP_CMD_RTS);
     return reaches_state(d, qp->num, RNIC_QP_STATE_RTS) ? RNIC_OK : RNIC_E_HW;
 }

@@ -185,6 +185,7 @@ struct dat_ia {
     struct dat_obj *objs;                /* everything created on this IA */
     struct dat_sync_note *sync_notes;    /* missing syncs found in its LMRs, told at close */
     uint32_t n_sync_notes, cap_sync_notes, sync_notes_dropped;
+    struct rnic_qp_timers qp_timers;     /* every QP of its EPs: the environment at dat_ia_open */
     struct dat_ia *next;
 };
 
@@ -494,8 +495,10 @@ uint64_t dat_cycles_per_us(void);
 /* ----------------------------------------------------------- environment */
 
 /* Every variable libdat reads (env.c): DAT_SUCCESS, or the error
- * dat_ia_open returns for a bad value (named on stderr). */
-DAT_RETURN dat_env_check(void);
+ * dat_ia_open returns for a bad value (named on stderr). *timers gets the
+ * QP timers RNIC_ACK_TIMEOUT, RNIC_RETRY_CNT, RNIC_RNR_RETRY and
+ * RNIC_MIN_RNR_TIMER ask for (the driver's defaults where unset). */
+DAT_RETURN dat_env_check(struct rnic_qp_timers *timers);
 /* `name` as a decimal number from min to max into *out, which keeps its
  * default when the variable is unset or empty. false, with one line on
  * stderr, for any other value. */

@@ -112,17 +112,29 @@ bool dat_log_errors(void)
     return log_errors;
 }
 
-DAT_RETURN dat_env_check(void)
+/* The largest value a QP_TIMERS field holds (31 or 7): the same bound the
+ * driver checks, so a value accepted here is never refused at
+ * dat_ep_create, where the consumer could not tell why. */
+#define TIMER_MAX(F) ((uint64_t)(RNIC_QP_TIMERS_##F##_MASK >> RNIC_QP_TIMERS_##F##_SHIFT))
+
+DAT_RETURN dat_env_check(struct rnic_qp_timers *timers)
 {
     const char *conf;
     unsigned base, nics;
     uint64_t mhz = 250, log = 0;
+    uint64_t ack = RNIC_QP_DEFAULT_ACK_TIMEOUT, retry = RNIC_QP_DEFAULT_RETRY_CNT,
+             rnr = RNIC_QP_DEFAULT_RNR_RETRY, min_rnr = RNIC_QP_DEFAULT_MIN_RNR_TIMER;
     if (!dat_env_conf(&conf) || !dat_env_cm_port_base(&base) || !dat_env_nics(&nics) ||
         !dat_env_number("RNIC_CLOCK_MHZ", 1, MAX_CLOCK_MHZ, &mhz) ||
-        !dat_env_number("DAT_RNIC_LOG_ERRORS", 0, 1, &log))
+        !dat_env_number("DAT_RNIC_LOG_ERRORS", 0, 1, &log) ||
+        !dat_env_number("RNIC_ACK_TIMEOUT", 0, TIMER_MAX(ACK_TIMEOUT), &ack) ||
+        !dat_env_number("RNIC_RETRY_CNT", 0, TIMER_MAX(RETRY_CNT), &retry) ||
+        !dat_env_number("RNIC_RNR_RETRY", 0, TIMER_MAX(RNR_RETRY), &rnr) ||
+        !dat_env_number("RNIC_MIN_RNR_TIMER", 0, TIMER_MAX(MIN_RNR_TIMER), &min_rnr))
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
     if (!clock_mhz)
         clock_mhz = mhz;
     log_errors = log != 0;
+    *timers = (struct rnic_qp_timers){(uint8_t)ack, (uint8_t)retry, (uint8_t)rnr, (uint8_t)min_rnr};
     return DAT_SUCCESS;
 }

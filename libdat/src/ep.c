@@ -166,6 +166,7 @@ DAT_RETURN dat_ep_qp_build(struct dat_ep *ep, uint8_t max_rd)
         .pz = ep->pz->pz,
         .max_rd = max_rd ? max_rd : 1,
         .allow_remote = RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE,
+        .timers = &ep->hdr.ia->qp_timers,
     };
     int rc = rnic_qp_create(dev->rdev, &qa, &ep->qp);
     if (rc != RNIC_OK) {

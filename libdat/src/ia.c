@@ -27,7 +27,8 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
         return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 
     /* Before anything is found or opened: a bad value fails the open. */
-    DAT_RETURN r = dat_env_check();
+    struct rnic_qp_timers timers;
+    DAT_RETURN r = dat_env_check(&timers);
     if (r != DAT_SUCCESS)
         return r;
     const char *name = ia_name;
@@ -77,6 +78,10 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR ia_name, DAT_COUNT async_evd_min_qlen
     snprintf(ia->name, sizeof(ia->name), "%s", ia_name);
     ia->ro_aware = ro_aware;
     ia->addr = ia->dev->cm_addr;
+    /* The IA keeps them, rather than each EP reading the environment: its
+     * QPs then all get what was checked, even if the program changes the
+     * environment after the open. */
+    ia->qp_timers = timers;
     if (*async_evd_handle == DAT_HANDLE_NULL) {
         r = dat_evd_make(ia, async_evd_min_qlen, NULL, DAT_EVD_ASYNC_FLAG, &ia->async_evd);
         if (r != DAT_SUCCESS) {

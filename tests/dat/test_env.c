@@ -57,6 +57,11 @@ static const struct env_case bad[] = {
     {"open", "RNIC_CLOCK_MHZ", "99999999999999999999999", OPEN_REFUSED},
     {"open", "DAT_RNIC_LOG_ERRORS", "2", OPEN_REFUSED},
     {"open", "DAT_RNIC_LOG_ERRORS", "yes", OPEN_REFUSED},
+    {"open", "RNIC_ACK_TIMEOUT", "32", OPEN_REFUSED},
+    {"open", "RNIC_RETRY_CNT", "8", OPEN_REFUSED},
+    {"open", "RNIC_RETRY_CNT", "-1", OPEN_REFUSED},
+    {"open", "RNIC_RNR_RETRY", "8", OPEN_REFUSED},
+    {"open", "RNIC_MIN_RNR_TIMER", "32", OPEN_REFUSED},
     {"open", "RNIC_SIM_NICS", "two", OPEN_REFUSED},
     {"open", "DAT_OVERRIDE", "/nonexistent/dat.conf", OPEN_REFUSED},
     /* The platform's, refused at the driver's open under dat_ia_open. */
@@ -73,6 +78,8 @@ static const struct env_case good[] = {
     {"open", "DAT_RNIC_CM_PORT_BASE", "10", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},
     {"open", "RNIC_CLOCK_MHZ", "", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},   /* empty is unset */
     {"open", "DAT_OVERRIDE", "/dev/null", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},
+    {"open", "RNIC_RETRY_CNT", "7", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},
+    {"open", "RNIC_ACK_TIMEOUT", "0", DAT_SUCCESS, DAT_NO_SUBTYPE, 0, false},   /* 0: no timeout */
     {"list", "RNIC_SIM_NICS", "4", DAT_SUCCESS, DAT_NO_SUBTYPE, 4, false},
 };
 

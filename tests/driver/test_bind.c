@@ -339,7 +339,7 @@ static void other_qps_flow(void)
     rnic_qp *x[2];
     for (int s = 0; s < 2; s++) {
         struct rnic_qp_attr at = {64, 64, P.cq[s], P.cq[s], P.pz[s], 1,
-                                  RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
+                                  RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, NULL};
         CHECK_EQ(rnic_qp_create(P.dev[s], &at, &x[s]), RNIC_OK);
     }
     CHECK_EQ(rnic_qp_connect_local(x[0], x[1]), RNIC_OK);

@@ -12,9 +12,9 @@ static struct pair P;
 static uint32_t cq_with_unread_cqe(rnic_cq **cq, rnic_qp **qp, rnic_qp **peer) {
     const uint32_t before = rnic_reg_read(P.dev[0], RNIC_REG_INTR_STATUS);
     CHECK_EQ(rnic_cq_create(P.dev[0], 16, cq), RNIC_OK);
-    struct rnic_qp_attr a = {16, 16, *cq, *cq, P.pz[0], 1, 0};
+    struct rnic_qp_attr a = {16, 16, *cq, *cq, P.pz[0], 1, 0, NULL};
     CHECK_EQ(rnic_qp_create(P.dev[0], &a, qp), RNIC_OK);
-    struct rnic_qp_attr b = {16, 16, P.cq[1], P.cq[1], P.pz[1], 1, 0};
+    struct rnic_qp_attr b = {16, 16, P.cq[1], P.cq[1], P.pz[1], 1, 0, NULL};
     CHECK_EQ(rnic_qp_create(P.dev[1], &b, peer), RNIC_OK);
     CHECK_EQ(rnic_qp_connect_local(*qp, *peer), RNIC_OK);
     struct rnic_send_wr wr = {.wr_id = 7, .opcode = RNIC_OP_NOP, .flags = RNIC_WQE_FLAG_SIGNALED};

@@ -40,10 +40,10 @@ static int take_all(uint64_t *last_id) {
 int main(void) {
     pair_open(&P);
     CHECK_EQ(rnic_cq_create(P.dev[0], 2, &small), RNIC_OK);
-    struct rnic_qp_attr a = {16, 16, small, small, P.pz[0], 1, 0};
+    struct rnic_qp_attr a = {16, 16, small, small, P.pz[0], 1, 0, NULL};
     CHECK_EQ(rnic_qp_create(P.dev[0], &a, &qp), RNIC_OK);
     rnic_qp *peer;
-    struct rnic_qp_attr b = {16, 16, P.cq[1], P.cq[1], P.pz[1], 1, 0};
+    struct rnic_qp_attr b = {16, 16, P.cq[1], P.cq[1], P.pz[1], 1, 0, NULL};
     CHECK_EQ(rnic_qp_create(P.dev[1], &b, &peer), RNIC_OK);
     CHECK_EQ(rnic_qp_connect_local(qp, peer), RNIC_OK);
     uint64_t last = ~0ull;

@@ -18,7 +18,7 @@ int main(void) {
     for (int s = 0; s < 2; s++)
         rnic_qp_destroy(p.qp[s]);
     for (int s = 0; s < 2; s++) {
-        struct rnic_qp_attr a = {N, N, p.cq[s], p.cq[s], p.pz[s], 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE};
+        struct rnic_qp_attr a = {N, N, p.cq[s], p.cq[s], p.pz[s], 1, RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, NULL};
         CHECK_EQ(rnic_qp_create(p.dev[s], &a, &p.qp[s]), RNIC_OK);
     }
     CHECK_EQ(rnic_qp_connect_local(p.qp[0], p.qp[1]), RNIC_OK);

@@ -34,7 +34,7 @@ int main(void) {
     for (int i = 0; i < 2; i++) {
         CHECK_EQ(rnic_pz_alloc(d[i], &pz[i]), RNIC_OK);
         CHECK_EQ(rnic_cq_create(d[i], 64, &cq[i]), RNIC_OK);
-        struct rnic_qp_attr a = {16, 16, cq[i], cq[i], pz[i], 1, RNIC_ACCESS_REMOTE_WRITE};
+        struct rnic_qp_attr a = {16, 16, cq[i], cq[i], pz[i], 1, RNIC_ACCESS_REMOTE_WRITE, NULL};
         CHECK_EQ(rnic_qp_create(d[i], &a, &qp[i]), RNIC_OK);
     }
     CHECK_EQ(rnic_qp_connect_local(qp[0], qp[1]), RNIC_OK);

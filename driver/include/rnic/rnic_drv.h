@@ -236,15 +236,40 @@ int rnic_cq_overflowed(rnic_cq *cq);
 int rnic_cq_wait(rnic_cq *cq, struct rnic_wc *wc, uint64_t max_cycles);
 
 /* ---- queue pairs (endpoints) ---- */
+/* A QP's reliability settings: InfiniBand's QP attributes of the same names
+ * and encodings (the QP_TIMERS register). */
+struct rnic_qp_timers {
+    uint8_t ack_timeout;     /* 0..31: a request unacknowledged for 4.096 us x 2^t is sent
+                              * again (1024 x 2^t cycles at 250 MHz); 0: never */
+    uint8_t retry_cnt;       /* 0..7: resends after an ACK timeout or a sequence NAK before
+                              * the WQE fails (RNIC_CQE_STATUS_TRANSPORT) */
+    uint8_t rnr_retry;       /* 0..7: resends after an RNR NAK before the WQE fails
+                              * (RNIC_CQE_STATUS_RNR); 7: for ever */
+    uint8_t min_rnr_timer;   /* 0..31: as responder, the timer code of the RNR NAKs this QP
+                              * sends (InfiniBand's table; 0 is 655.36 ms) */
+};
+/* What a QP gets without rnic_qp_attr.timers: rdma-core's ibv_rc_pingpong
+ * values, so a QP behaves as the RC programs it is compared with do. 14:
+ * about 67 ms, far above a round trip; 7 and 7: the most resends, and RNR
+ * retries for ever; 12: 0.64 ms. */
+#define RNIC_QP_DEFAULT_ACK_TIMEOUT 14u
+#define RNIC_QP_DEFAULT_RETRY_CNT 7u
+#define RNIC_QP_DEFAULT_RNR_RETRY 7u
+#define RNIC_QP_DEFAULT_MIN_RNR_TIMER 12u
+
 struct rnic_qp_attr {
     uint32_t sq_entries, rq_entries;   /* rounded up to powers of two */
     rnic_cq *send_cq, *recv_cq;
     uint16_t pz;
     uint8_t max_rd;                    /* outstanding RDMA READs, 1..max_rd */
     uint8_t allow_remote;              /* RNIC_ACCESS_REMOTE_* bits the responder accepts */
+    const struct rnic_qp_timers *timers;   /* NULL: the RNIC_QP_DEFAULT_* values; copied */
 };
+/* RNIC_E_INVAL, with nothing allocated, for timers out of range (above). */
 int rnic_qp_create(rnic_dev *dev, const struct rnic_qp_attr *attr, rnic_qp **out);
 uint32_t rnic_qp_num(const rnic_qp *qp);
+/* The timers the QP was created with (the defaults filled in). */
+int rnic_qp_timers_get(const rnic_qp *qp, struct rnic_qp_timers *out);
 struct rnic_qp_remote {
     uint32_t qpn;
     uint32_t ipv4;

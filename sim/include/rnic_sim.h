@@ -211,7 +211,8 @@ uint64_t rnic_sim_skipped_cycles(void);
  * process rises, free-running (read it to clear it). */
 int rnic_sim_event_fd(void);
 /* 1 when nothing can happen without software: every NIC idle, no frame on
- * any link, no link out of the process. */
+ * any link or held back by a link fault, no NIC timer armed (wake_valid),
+ * no link out of the process. */
 int rnic_sim_quiescent(void);
 
 /* The link socket of a NIC whose peer is in another process. */

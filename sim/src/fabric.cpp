@@ -12,8 +12,6 @@
 #include <filesystem>
 #include <system_error>
 
-#include <tlm_utils/tlm_quantumkeeper.h>
-
 Fabric::Fabric(sc_core::sc_module_name name, unsigned nics, uint64_t link_latency, const std::string &trace_path)
     : sc_module(name), ctx_(std::make_unique<VerilatedContext>()), latency_(link_latency < 1 ? 1 : link_latency),
       period_(kPeriodNs, sc_core::SC_NS) {
@@ -242,7 +240,20 @@ bool Fabric::settled() const {
     return true;
 }
 
-bool Fabric::idle() const { return next_release_ == LinkFaults::kNever && settled(); }
+static_assert(Fabric::kNoEvent == LinkFaults::kNever, "a held frame's release is an event");
+
+uint64_t Fabric::next_event() const {
+    uint64_t next = next_release_;
+    for (const RnicDevice *d : clocked_)
+        if (d->wake_valid())
+            // A timer armed for the cycle that means "none" is still armed:
+            // one cycle earlier keeps the fabric from counting as idle, and
+            // is never past it.
+            next = std::min(next, std::min(d->wake_at(), kNoEvent - 1));
+    return next;
+}
+
+uint64_t Fabric::quiet_until() const { return settled() ? std::max(next_event(), cycle_) : cycle_; }
 
 // One cycle of the whole fabric. Every NIC's inputs are settled before any
 // NIC is clocked, so no NIC sees another's future.
@@ -273,15 +284,20 @@ void Fabric::step() {
     ++cycle_;
 }
 
+void Fabric::jump(uint64_t n, tlm_utils::tlm_quantumkeeper &qk, RunResult &res) {
+    cycle_ += n;
+    qk.inc(period_ * static_cast<double>(n));
+    res.cycles += n;
+    res.skipped += n;
+    skipped_ += n;
+}
+
 RunResult Fabric::clock(const RunRequest &req) {
     RunResult res;
     tlm_utils::tlm_quantumkeeper qk;
     qk.reset();
     if (skip_now_) {
-        cycle_ += skip_now_;
-        qk.inc(period_ * static_cast<double>(skip_now_));
-        res.cycles = res.skipped = skip_now_;
-        skipped_ += skip_now_;
+        jump(skip_now_, qk, res);
         skip_now_ = 0;
     }
     const uint32_t rises_before = irq_rises_;
@@ -301,27 +317,23 @@ RunResult Fabric::clock(const RunRequest &req) {
             res.yielded = true;
             break;
         }
-        if ((req.skip_idle || req.stop_when_idle) && idle()) {
-            res.idle = true;
-            if (req.skip_idle && res.cycles < req.max_cycles) {
-                const uint64_t n = req.max_cycles - res.cycles;
-                cycle_ += n;
-                qk.inc(period_ * static_cast<double>(n));
-                res.cycles += n;
-                res.skipped += n;
-                skipped_ += n;
+        if (req.skip_idle || req.stop_when_idle) {
+            // Settled: nothing happens before `until` (a held frame's
+            // release, a NIC's timer), or ever (idle).
+            const uint64_t until = quiet_until();
+            if (until > cycle_) {
+                if (!req.skip_idle) {
+                    res.settled = true;
+                    break;
+                }
+                // Up to the event, never past it: the cycle it is due in is
+                // the next one clocked.
+                jump(std::min(until - cycle_, req.max_cycles - res.cycles), qk, res);
+                if (until == kNoEvent) {
+                    res.settled = true;
+                    break;
+                }
             }
-            break;
-        }
-        // Settled with a frame held back: nothing happens before it is due,
-        // so the time up to then is jumped like idle time (never past it).
-        if (req.skip_idle && next_release_ != LinkFaults::kNever && next_release_ > cycle_ && settled()) {
-            const uint64_t n = std::min(next_release_ - cycle_, req.max_cycles - res.cycles);
-            cycle_ += n;
-            qk.inc(period_ * static_cast<double>(n));
-            res.cycles += n;
-            res.skipped += n;
-            skipped_ += n;
         }
         if (qk.need_sync())
             qk.sync();
@@ -392,9 +404,11 @@ void Fabric::bar_transport(int nic, tlm::tlm_generic_payload &trans, sc_core::sc
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void Fabric::skip(uint64_t cycles) {
-    if (cycles == 0 || !idle())
-        return;
-    skip_now_ = cycles;
-    run(RunRequest{});
+uint64_t Fabric::skip(uint64_t cycles) {
+    const uint64_t until = quiet_until();
+    const uint64_t n = std::min(cycles, until - cycle_);
+    if (n == 0 || running_)   // running_: a hook, refused by run() (the jump must not linger)
+        return 0;
+    skip_now_ = n;
+    return run(RunRequest{}).skipped;
 }

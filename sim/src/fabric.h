@@ -32,6 +32,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "host_memory.h"
 #include "host_memory_target.h"
@@ -60,11 +61,14 @@ struct RunRequest {
     uint32_t irq_mask = 0;
     // Stop after a cycle in which any NIC's interrupt line rose.
     bool stop_on_irq_rise = false;
-    // When the whole fabric is idle (idle()), jump the rest of max_cycles in
-    // one step instead of clocking them: exact, as nothing can happen.
+    // When the fabric is settled, jump instead of clocking: the rest of
+    // max_cycles when it is idle (idle()), else up to its next event
+    // (next_event()), which is then clocked. Exact: nothing can happen in
+    // the cycles jumped.
     bool skip_idle = false;
-    // When the whole fabric is idle, return (the caller sleeps until
-    // something can happen instead).
+    // When the fabric is settled and its next event (if any) is in the
+    // future, return (the caller sleeps until then, or until something
+    // else can happen).
     bool stop_when_idle = false;
     // Stop as soon as this is non-zero (another thread wants the fabric).
     const std::atomic<int> *yield = nullptr;
@@ -74,7 +78,7 @@ struct RunResult {
     uint64_t cycles = 0;     // cycles the fabric moved, skipped ones included
     uint64_t skipped = 0;    // of which jumped without clocking
     bool irq = false;        // stopped for an interrupt line
-    bool idle = false;       // stopped (or skipped) because the fabric was idle
+    bool settled = false;    // stopped (or jumped the rest) because nothing happens before quiet_until()
     bool yielded = false;    // stopped because another thread asked
 };
 
@@ -110,12 +114,24 @@ public:
     unsigned peer_of(unsigned i) const { return (i ^ 1u) < size() ? (i ^ 1u) : i; }
 
     RunResult run(const RunRequest &req);
-    // Jumps `cycles` ahead without clocking; only while idle() (checked).
-    void skip(uint64_t cycles);
-    // Nothing can change until software or another process acts: every
-    // active NIC idle for kIdleSettleCycles, nothing on any link, no frame
-    // held back by a link fault.
-    bool idle() const;
+    // Jumps up to `cycles` ahead without clocking, never past quiet_until()
+    // (nothing while the fabric is not settled). Returns the cycles jumped.
+    uint64_t skip(uint64_t cycles);
+    // No event: a cycle no time base reaches.
+    static constexpr uint64_t kNoEvent = UINT64_MAX;
+    // The first cycle in which something happens without software or
+    // another process acting, the fabric being settled: a held frame's
+    // release or a NIC's timer (wake_at). kNoEvent when there is none.
+    uint64_t next_event() const;
+    // How far the fabric may jump: the cycles before this one hold nothing
+    // to clock, and this one is clocked. cycle() while the fabric is not
+    // settled, else next_event() (kNoEvent: idle); an event already due (at
+    // or before cycle()) gives cycle(): it is clocked, not jumped.
+    uint64_t quiet_until() const;
+    // Nothing can change until software or another process acts: settled,
+    // and no event ahead (no frame held back by a link fault, no NIC timer
+    // armed).
+    bool idle() const { return quiet_until() == kNoEvent; }
     // Some NIC's link leaves this process.
     bool has_ports() const { return ports_ > 0; }
     // Reads every link socket now; true if a frame arrived.
@@ -178,6 +194,8 @@ private:
     void clock_thread();
     RunResult clock(const RunRequest &req);
     void step();
+    // Moves `n` cycles ahead without clocking them (the time is accounted).
+    void jump(uint64_t n, tlm_utils::tlm_quantumkeeper &qk, RunResult &res);
     void open_trace(const std::string &path);
     void capture(const std::vector<uint8_t> &bytes, uint64_t cycle);
     void join(unsigned i);

@@ -83,4 +83,8 @@ void RnicDevice::edge(uint64_t cycle) {
 
     const bool platform_quiet = bar_.quiet() && ports_.quiet() && cycle >= reset_until_;
     idle_cycles_ = (m.idle && platform_quiet) ? idle_cycles_ + 1 : 0;
+    // Functions of flip-flops, like idle: what they say now holds until the
+    // next edge, however many cycles the fabric jumps before it.
+    wake_valid_ = m.wake_valid;
+    wake_at_ = m.wake_at;
 }

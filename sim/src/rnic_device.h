@@ -50,6 +50,11 @@ public:
     uint64_t idle_cycles() const { return idle_cycles_; }
     // The interrupt line rose in the last cycle clocked.
     bool irq_rose() const { return irq_rose_; }
+    // After the last cycle clocked: a timer of the NIC is armed, and the
+    // cycle (time_now) in which it may have work again, idle or not. A
+    // platform that jumps idle time must clock that cycle.
+    bool wake_valid() const { return wake_valid_; }
+    uint64_t wake_at() const { return wake_at_; }
 
     void drive(uint64_t cycle);
     void edge(uint64_t cycle);
@@ -101,4 +106,6 @@ private:
     uint64_t reset_until_ = 0;
     uint64_t idle_cycles_ = 0;
     bool irq_rose_ = false;
+    bool wake_valid_ = false;
+    uint64_t wake_at_ = 0;
 };

@@ -37,6 +37,19 @@ constexpr uint64_t kSliceCycles = 4096;
 // Free-running waits look again at least this often (a missed wake-up costs
 // this much, never a hang).
 constexpr auto kWaitRecheck = std::chrono::milliseconds(50);
+// The sleeping simulation thread looks again at least this often (a lost
+// wake-up costs a second, never the process).
+constexpr int kSleepMaxMs = 1000;
+
+// How long the simulation thread may sleep when the fabric's next event is
+// `cycles` ahead: the real time those cycles take, rounded up to poll()'s
+// whole milliseconds (waking early would only clock a cycle and sleep
+// again; late is harmless: the jump stops at the event), 1 to kSleepMaxMs.
+int sleep_ms(uint64_t cycles) {
+    constexpr uint64_t kCyclesPerMs = 1000000 / Fabric::kPeriodNs;
+    const uint64_t ms = cycles / kCyclesPerMs + (cycles % kCyclesPerMs != 0);
+    return static_cast<int>(std::clamp<uint64_t>(ms, 1, kSleepMaxMs));
+}
 
 // What the environment says about the fabric (docs/platform.md, "Options"),
 // read at the first open. A bad value refuses the open instead of giving a
@@ -174,12 +187,18 @@ Runtime::Access::~Access() {
     if (rt_.fabric_)
         rt_.publish();
     if (rt_.sleeping_) {
-        if (rt_.fabric_->idle()) {
+        const uint64_t until = rt_.fabric_->quiet_until();
+        if (until > rt_.fabric_->cycle() && until >= rt_.sleep_until_) {
+            // Still nothing to do before the event the sleeper waits for:
+            // real time counts on from here.
             rt_.idle_cycle_ = rt_.fabric_->cycle();
             rt_.idle_wall_ns_ = wall_ns();
+            rt_.sleep_until_ = until;
+            rt_.set_sleeping(true);
         } else {
-            // The call gave the NICs work (a doorbell): the simulation thread
-            // takes it from here.
+            // The call gave the NICs work (a doorbell), the event is due
+            // (the catch-up reached it), or an earlier one came: the
+            // simulation thread takes it from here.
             rt_.set_sleeping(false);
             const uint64_t one = 1;
             (void)!write(rt_.wake_fd_, &one, sizeof(one));
@@ -283,6 +302,7 @@ void Runtime::set_sleeping(bool s) {
     sleeping_pub_.store(s, std::memory_order_relaxed);
     idle_cycle_pub_.store(idle_cycle_, std::memory_order_relaxed);
     idle_wall_pub_.store(idle_wall_ns_, std::memory_order_relaxed);
+    sleep_until_pub_.store(sleep_until_, std::memory_order_relaxed);
     seq_.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -303,19 +323,30 @@ void Runtime::publish() {
     }
 }
 
+// The fabric jumps to where real time is, or to its next event if that
+// comes first (Fabric::skip stops there): the event's cycle is clocked, by
+// whoever wakes the simulation thread next.
 void Runtime::catch_up() {
     const uint64_t passed = (wall_ns() - idle_wall_ns_) / Fabric::kPeriodNs;
     if (passed > 0) {
         SimulationScope s;
-        fabric_->skip(passed);
-        idle_cycle_ += passed;
-        idle_wall_ns_ += passed * Fabric::kPeriodNs;
+        const uint64_t n = fabric_->skip(passed);
+        idle_cycle_ += n;
+        idle_wall_ns_ += n * Fabric::kPeriodNs;
     }
 }
 
+// Settled: nothing happens before the fabric's next event (or ever, when
+// idle) unless software or a frame from another process acts, and each of
+// those wakes the thread. Clocking the time up to the event instead would
+// burn a core for nothing.
 void Runtime::sleep_idle(std::unique_lock<std::mutex> &lk) {
+    const uint64_t until = fabric_->quiet_until();
+    if (until <= fabric_->cycle())
+        return;   // something is due now: clock on
     idle_cycle_ = fabric_->cycle();
     idle_wall_ns_ = wall_ns();
+    sleep_until_ = until;
     set_sleeping(true);
     std::vector<int> fds{wake_fd_};
     fabric_->port_fds(fds);
@@ -323,8 +354,7 @@ void Runtime::sleep_idle(std::unique_lock<std::mutex> &lk) {
     for (size_t i = 0; i < fds.size(); ++i)
         p[i] = pollfd{fds[i], POLLIN, 0};
     lk.unlock();
-    // Bounded: a lost wake-up costs a second, never the process.
-    (void)poll(p.data(), p.size(), 1000);
+    (void)poll(p.data(), p.size(), sleep_ms(until - idle_cycle_));
     lk.lock();
     uint64_t v;
     while (read(wake_fd_, &v, sizeof(v)) > 0) {
@@ -356,7 +386,7 @@ void Runtime::sim_loop() {
         }
         (void)fabric_->take_outside_traffic();
         publish();
-        if (res.idle)
+        if (res.settled)
             sleep_idle(lk);
     }
 }
@@ -401,20 +431,24 @@ uint64_t Runtime::now_freerun() {
         const bool sleeping = sleeping_pub_.load(std::memory_order_acquire);
         const uint64_t c = idle_cycle_pub_.load(std::memory_order_acquire);
         const uint64_t w = idle_wall_pub_.load(std::memory_order_acquire);
+        const uint64_t until = sleep_until_pub_.load(std::memory_order_acquire);
         const uint64_t pub = cycle_pub_.load(std::memory_order_acquire);
         if ((s1 & 1u) || seq_.load(std::memory_order_acquire) != s1)
             continue;
         if (!sleeping)
             return pub;
+        // Real time counts up to the fabric's next event, not past it: that
+        // cycle is clocked, however late the simulation thread gets to it.
         const uint64_t t = wall_ns();
-        return c + (t > w ? (t - w) / Fabric::kPeriodNs : 0);
+        return std::min(c + (t > w ? (t - w) / Fabric::kPeriodNs : 0), until);
     }
 }
 
 RunResult Runtime::run_locked(Access &a, RunRequest r) {
     r.yield = &waiting_;
-    // Auto, with a link out of the process: idle time may end with a frame
-    // from there, so it is not skipped; the process goes free-running.
+    // Auto, with a link out of the process: idle time (and time up to the
+    // next event) may end with a frame from there, so it is not skipped;
+    // the process goes free-running.
     // Noticing idle time does not depend on jumping it (RNIC_SIM_SKIP=0 only
     // clocks it).
     const bool outside = choice_ == Choice::automatic && fabric_->has_ports();
@@ -432,7 +466,7 @@ RunResult Runtime::run_locked(Access &a, RunRequest r) {
         res = fabric_->run(r);
     }
     publish();
-    if (choice_ == Choice::automatic && (fabric_->take_outside_traffic() || (outside && res.idle)))
+    if (choice_ == Choice::automatic && (fabric_->take_outside_traffic() || (outside && res.settled)))
         go_freerun();
     if (res.yielded) {
         // Another thread asked for the fabric: let it in, then go on.

@@ -4,22 +4,26 @@
 // Lockstep: time moves only inside calls. The calling thread runs the fabric
 // itself: a BAR access is one cycle, a wait runs until its interrupt or its
 // budget, a CPU delay (an empty poll) a few cycles. When every NIC is idle
-// the rest of a budget is jumped, not clocked. One thread, one program: the
-// same cycle counts on every run.
+// the time up to the fabric's next event (a held frame, a NIC's timer), or
+// the rest of a budget when there is none, is jumped, not clocked. One
+// thread, one program: the same cycle counts on every run.
 //
 // Free-running: a simulation thread clocks the NICs beside the application,
 // as hardware runs beside a CPU. Calls from the application take the
 // fabric's lock between two slices of the simulation thread (which gives it
 // up as soon as someone asks), do their BAR access or mapping, and leave.
-// While every NIC is idle the simulation thread sleeps until a call, a frame
-// from another process or a timer needs it, and the NICs' clock keeps real
-// time meanwhile (one cycle per 4 ns), so a timeout counted in NIC cycles is
-// never shorter in wall-clock time than it says.
+// While the fabric is settled (every NIC idle, nothing on a link) the
+// simulation thread sleeps until a call, a frame from another process or the
+// fabric's next event (a held frame's release, a NIC's timer) needs it, and
+// the NICs' clock keeps real time meanwhile (one cycle per 4 ns, up to that
+// event), so a timeout counted in NIC cycles is never shorter in wall-clock
+// time than it says.
 //
 // Auto (the default) starts in lockstep and turns free-running for good when
 // the program shows it needs it: a second thread calls in, a frame leaves
-// for or comes from another process, or a wait would skip idle time while a
-// link leads out of the process (something may come from there).
+// for or comes from another process, or a wait would skip idle time (or
+// time up to the next event) while a link leads out of the process
+// (something may come from there).
 #pragma once
 
 #include <atomic>
@@ -86,7 +90,8 @@ public:
     void cpu_delay(uint64_t cycles);
     // Readable (eventfd) after an interrupt line rose in free-running.
     int event_fd() const { return event_fd_; }
-    // Every NIC idle and nothing can come from outside the process.
+    // The fabric idle (no held frame, no NIC timer armed) and nothing can
+    // come from outside the process.
     bool quiescent();
     // The program asks for free-running (auto goes now); -1 if forced lockstep.
     int request_freerun();
@@ -103,9 +108,11 @@ private:
     bool build(Choice choice, std::string *error);
     void go_freerun();
     void sim_loop();
+    // Sleeps while the fabric is settled: until a call or a frame wakes it,
+    // or its next event is due in real time.
     void sleep_idle(std::unique_lock<std::mutex> &lk);
     // Free-running while the simulation thread sleeps: jump the fabric to
-    // the cycle real time has reached.
+    // the cycle real time has reached, never past its next event.
     void catch_up();
     void note_thread();
     // Runs the fabric for a lockstep call (the caller holds `a`), lets other
@@ -132,15 +139,18 @@ private:
     int wake_fd_ = -1;                   // wakes the sleeping simulation thread
     int event_fd_ = -1;                  // tells the application an interrupt line rose
     // Free-running, while the simulation thread sleeps: real time since
-    // (idle_wall_ns_) counts as idle cycles from idle_cycle_ on.
+    // (idle_wall_ns_) counts as idle cycles from idle_cycle_ on, up to
+    // sleep_until_ (the fabric's next event; Fabric::kNoEvent: none).
     bool sleeping_ = false;
     uint64_t idle_cycle_ = 0, idle_wall_ns_ = 0;
+    uint64_t sleep_until_ = Fabric::kNoEvent;
     // What now() reads without the lock: the cycle after the last run, and
     // the sleeping state above, consistent through seq_ (odd while written).
     std::atomic<uint64_t> cycle_pub_{0};
     std::atomic<uint64_t> seq_{0};
     std::atomic<bool> sleeping_pub_{false};
     std::atomic<uint64_t> idle_cycle_pub_{0}, idle_wall_pub_{0};
+    std::atomic<uint64_t> sleep_until_pub_{Fabric::kNoEvent};
     std::atomic<uint32_t> irq_levels_{0};
     std::atomic<uint64_t> now_floor_{0};
     std::thread::id first_thread_;

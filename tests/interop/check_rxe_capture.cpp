@@ -21,14 +21,19 @@
 //   (c) rnic_comp_check  the ACKs and READ responses, against a completer
 //       state built from the requests the way rnic_completer keeps it
 //       (oldest WQE in flight, its first and last PSN, the bytes of a READ
-//       taken so far), as if this NIC had sent rxe's requests: an ACK
-//       naming the oldest message's last PSN must be accepted with SUCCESS;
-//       a READ response in order by InfiniBand's rule (the PSN after the
-//       previous response) must be accepted when its payload is the RTL's
-//       MTU (RNIC_MTU). With a smaller path MTU the refusals are counted and
+//       taken so far, the next PSN the requester sends: the one after the
+//       newest PSN the captured requests used), as if this NIC had sent
+//       rxe's requests and never resent (retrying 0): an ACK that answers
+//       the oldest (a SEND or WRITE whose last PSN it reaches, a PSN the
+//       requester has sent) must COMPLETE it, and, ACKs being cumulative,
+//       every following WQE it reaches, the way the engine asks again; a
+//       READ response in order by InfiniBand's rule (the PSN after the
+//       previous response) must be DATA when its payload is the RTL's MTU
+//       (RNIC_MTU). With a smaller path MTU the refusals are counted and
 //       reported as the mismatch they are (the RTL counts one response PSN
-//       per RNIC_MTU bytes); NAKs are listed with the completion status
-//       they would give.
+//       per RNIC_MTU bytes); NAKs are listed with what they would do (the
+//       WQEs they complete, then RETRY, RNR or FAIL with its status), and
+//       the other packets with the act the unit gave them.
 //   (d) rnic_hdr_build  the headers our transmit side would write for the
 //       same packet (same addresses, opcode, QPN, PSN, flags, extension
 //       header fields and payload length; UDP source port by the engine's
@@ -447,14 +452,27 @@ struct Flow {
     // The PSNs each READ request covers at the capture's path MTU: a READ
     // request inside one is rxe retrying (from the first PSN not answered).
     std::vector<std::pair<uint32_t, uint32_t>> read_ranges;
+    // The next PSN the requester sends: the one after the newest PSN its
+    // requests used (a READ uses one per response at the path MTU).
+    uint32_t sq_psn = 0;
     unsigned cc_ack_ok = 0, cc_ack_bad = 0, cc_ack_other = 0, reads_done = 0;
+    unsigned cc_ack_more = 0;                  // WQEs completed by an ACK after the oldest (cumulative)
     unsigned cc_resp_ok = 0, cc_resp_refused = 0, cc_resp_dup = 0, cc_resp_other = 0;
-    std::map<std::string, unsigned> cc_naks;   // "syndrome -> status" -> count
+    std::map<std::string, unsigned> cc_naks;   // "syndrome: what it does" -> count
+    std::map<std::string, unsigned> cc_acts;   // ACKs answering nothing, READ responses not taken: act -> count
     std::string cc_first_bad;
 };
 
 uint32_t psn_add(uint32_t a, uint32_t b) { return (a + b) & 0xFFFFFF; }
 bool psn_older(uint32_t a, uint32_t b) { return ((a - b) & 0xFFFFFF) >= 0x800000; }   // a before b
+
+// rnic_pkg::comp_act_t (rtl/rnic_engine_types.svh), RTL-only: no generated
+// constant. The values in the order the enum declares them.
+enum : uint8_t { COMP_ACT_NONE, COMP_ACT_COMPLETE, COMP_ACT_DATA, COMP_ACT_FAIL, COMP_ACT_RETRY, COMP_ACT_RNR };
+const char *comp_act_name(unsigned a) {
+    static const char *const names[] = {"NONE", "COMPLETE", "DATA", "FAIL", "RETRY", "RNR"};
+    return a < sizeof names / sizeof names[0] ? names[a] : "?";
+}
 
 }  // namespace
 
@@ -662,6 +680,12 @@ int main(int argc, char **argv) {
             fl.retransmitted += again;
             fl.max_req_payload = std::max(fl.max_req_payload, r.payload_len);
             (r.ack_req ? fl.ackreq_on : fl.no_ackreq_on)[r.op.name]++;
+            {
+                const uint32_t pmtu = pmtu_resp ? pmtu_resp : RNIC_MTU;
+                const uint32_t used = r.opcode == 0x0C && r.dma_len ? (r.dma_len + pmtu - 1) / pmtu : 1;
+                const uint32_t next = psn_add(r.psn, used);
+                if (fl.packets == 1 || psn_older(fl.sq_psn, next)) fl.sq_psn = next;
+            }
             if (again) continue;
             const bool first = r.opcode == 0x00 || r.opcode == 0x06 || r.opcode == 0x04 || r.opcode == 0x05 ||
                                r.opcode == 0x0A || r.opcode == 0x0B || r.opcode == 0x17;
@@ -705,44 +729,91 @@ int main(int argc, char **argv) {
         } else {
             continue;
         }
+        // rnic_comp_check's act for this packet and the flow's oldest WQE
+        // now (asked again after each WQE it completes, as the engine does).
         Vrnic_comp_check &c = *cc;
-        c.is_ack = r.opcode == 0x11;
-        c.is_read_resp = resp;
-        c.syndrome = r.syndrome;
-        c.psn = r.psn;
-        c.in_flight = !fl.inflight.empty();
+        auto ask = [&]() -> uint8_t {
+            const Flow::Wqe *o = fl.inflight.empty() ? nullptr : &fl.inflight.front();
+            c.mutant = RNIC_MUTANT_NONE;
+            c.is_ack = r.opcode == 0x11;
+            c.is_read_resp = resp;
+            c.syndrome = r.syndrome;
+            c.psn = r.psn;
+            c.in_flight = o != nullptr;
+            c.oldest_op = o ? o->op : RNIC_OP_SEND;
+            c.oldest_first = o ? o->first : 0;
+            c.oldest_last = o ? o->last : 0;
+            c.oldest_got = o ? o->got : 0;
+            c.sq_psn = fl.sq_psn;
+            c.retrying = 0;     // this requester never resends: rxe's resends are in the capture
+            c.acked_psn = 0;    // read only while retrying
+            c.eval();
+            return c.act;
+        };
         const Flow::Wqe *w = fl.inflight.empty() ? nullptr : &fl.inflight.front();
-        c.oldest_op = w ? w->op : RNIC_OP_SEND;
-        c.oldest_first = w ? w->first : 0;
-        c.oldest_last = w ? w->last : 0;
-        c.oldest_got = w ? w->got : 0;
-        c.eval();
         if (r.opcode == 0x11) {
-            if ((r.syndrome >> 5) == 3) {
-                // A NAK answers the oldest WQE whatever its PSN: note with
-                // which completion status (rxe retransmits on a PSN
-                // sequence NAK; ours completes the WQE).
-                char b[80];
+            const unsigned kind = r.syndrome >> 5;
+            if (kind == 3 || kind == 1) {
+                // A NAK or RNR NAK: the WQEs that end before its PSN
+                // complete, then it acts on the next (rxe's requester
+                // resends on a PSN sequence NAK, and so does ours: RETRY).
+                unsigned completed = 0;
+                uint8_t act = ask();
+                while (act == COMP_ACT_COMPLETE) {
+                    fl.inflight.pop_front();
+                    completed++;
+                    act = ask();
+                }
+                char b[120];
                 const char *st = rnic_cqe_status_name(c.ack_status);
-                std::snprintf(b, sizeof b, "NAK 0x%02x: %s, status %s", r.syndrome, c.accept ? "accepted" : "refused",
-                              st ? st : "?");
+                std::snprintf(b, sizeof b, "%s 0x%02x: %s%s%s%s", kind == 1 ? "RNR NAK" : "NAK", r.syndrome,
+                              completed ? std::to_string(completed).c_str() : "",
+                              completed ? (completed == 1 ? " WQE completed, then " : " WQEs completed, then ") : "",
+                              comp_act_name(act),
+                              act == COMP_ACT_FAIL ? (std::string(", status ") + (st ? st : "?")).c_str() : "");
                 fl.cc_naks[b]++;
-                if (c.accept) fl.inflight.pop_front();
+                if (act == COMP_ACT_FAIL) fl.inflight.pop_front();
                 continue;
             }
-            // An ACK naming the oldest message's last PSN answers it.
-            if (w && w->op != RNIC_OP_RDMA_READ && r.psn == w->last) {
-                (c.accept && c.ack_status == RNIC_CQE_STATUS_SUCCESS ? fl.cc_ack_ok : fl.cc_ack_bad)++;
-                if (!c.accept && fl.cc_first_bad.empty())
-                    fl.cc_first_bad = "frame " + std::to_string(f.no) + ": ACK refused";
-                CHECK(c.accept);
-                CHECK_EQ(c.ack_status, RNIC_CQE_STATUS_SUCCESS);
-                fl.inflight.pop_front();
+            // An ACK answers the oldest when it is a SEND or WRITE whose last
+            // PSN the ACK reaches, and names a PSN the requester has sent.
+            auto answers = [&](const Flow::Wqe *o) {
+                return kind == 0 && o && o->op != RNIC_OP_RDMA_READ && !psn_older(r.psn, o->last) &&
+                       psn_older(r.psn, fl.sq_psn);
+            };
+            if (answers(w)) {
+                bool ok = true;
+                unsigned completed = 0;
+                do {
+                    const uint8_t act = ask();
+                    if (act != COMP_ACT_COMPLETE) {
+                        ok = false;
+                        if (fl.cc_first_bad.empty())
+                            fl.cc_first_bad = "frame " + std::to_string(f.no) + ": ACK " + comp_act_name(act) +
+                                              " for the WQE of frame " + std::to_string(fl.inflight.front().no);
+                    }
+                    CHECK_EQ(act, COMP_ACT_COMPLETE);
+                    fl.inflight.pop_front();
+                    completed++;
+                } while (answers(fl.inflight.empty() ? nullptr : &fl.inflight.front()));
+                (ok ? fl.cc_ack_ok : fl.cc_ack_bad)++;
+                fl.cc_ack_more += completed - 1;
+                // Asked once more for the next oldest, which it does not
+                // answer: nothing, or a READ it passed (RETRY: its
+                // responses were lost).
+                const uint8_t act = ask();
+                if (act != COMP_ACT_NONE) fl.cc_acts[std::string("ACK, then ") + comp_act_name(act)]++;
             } else {
-                // A repeated ACK (rxe answers a retransmitted request again)
-                // or one for a message the capture lost: nothing to answer.
+                // A repeated ACK (rxe answers a retransmitted request again),
+                // one inside a message, one past a READ, or one for a message
+                // the capture lost: it answers nothing.
                 fl.cc_ack_other++;
-                if (c.accept) fl.inflight.pop_front();
+                uint8_t act = ask();
+                fl.cc_acts[std::string("ACK answering nothing: ") + comp_act_name(act)]++;
+                while (act == COMP_ACT_COMPLETE) {
+                    fl.inflight.pop_front();
+                    act = ask();
+                }
             }
             continue;
         }
@@ -750,7 +821,8 @@ int main(int argc, char **argv) {
         // READ carries w->next; rnic_comp_check wants first + got / RNIC_MTU.
         const bool for_read = w && w->op == RNIC_OP_RDMA_READ;
         const uint32_t iba_next = for_read ? w->next : 0;
-        if (c.accept) {
+        const uint8_t act = ask();
+        if (act == COMP_ACT_DATA) {
             fl.cc_resp_ok++;
             Flow::Wqe &front = fl.inflight.front();
             front.got += r.payload_len;
@@ -761,15 +833,16 @@ int main(int argc, char **argv) {
             }
             continue;
         }
+        fl.cc_acts[std::string("READ response not taken: ") + comp_act_name(act)]++;
         if (for_read && r.psn == iba_next) {
             // In order by InfiniBand's rule and still refused: the mismatch.
             fl.cc_resp_refused++;
             fl.inflight.front().next = psn_add(r.psn, 1);
             if (fl.cc_first_bad.empty()) {
-                char b[200];
-                std::snprintf(b, sizeof b, "frame %u: %s PSN 0x%06x (%u bytes) after %u bytes taken; RTL wants PSN "
-                              "0x%06x = 0x%06x + %u / %u", f.no, r.op.name, r.psn, r.payload_len, w->got,
-                              psn_add(w->first, w->got / RNIC_MTU), w->first, w->got, RNIC_MTU);
+                char b[220];
+                std::snprintf(b, sizeof b, "frame %u: %s PSN 0x%06x (%u bytes) after %u bytes taken: %s; RTL wants "
+                              "PSN 0x%06x = 0x%06x + %u / %u", f.no, r.op.name, r.psn, r.payload_len, w->got,
+                              comp_act_name(act), psn_add(w->first, w->got / RNIC_MTU), w->first, w->got, RNIC_MTU);
                 fl.cc_first_bad = b;
             }
             CHECK(!our_mtu);   // with the RTL's path MTU an in-order response must be taken
@@ -781,20 +854,23 @@ int main(int argc, char **argv) {
     }
 
     std::printf("\n## (c) rnic_comp_check on the ACKs and READ responses\n\n");
-    std::printf("| requester -> responder, QP | ACKs accepted / refused / answering nothing | NAKs | READ responses "
-                "accepted | in order but refused | duplicates | other | READs completed | first refusal |\n"
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    std::printf("| requester -> responder, QP | ACKs accepted / refused / answering nothing | more WQEs completed "
+                "by those ACKs | NAKs | READ responses accepted | in order but refused | duplicates | other | READs "
+                "completed | acts of the rest | first refusal |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     unsigned refused = 0;
     for (const auto &kv : flows) {
         const Flow &fl = kv.second;
         refused += fl.cc_resp_refused;
         std::string naks;
         for (const auto &n : fl.cc_naks) naks += (naks.empty() ? "" : "; ") + n.first + " (" + std::to_string(n.second) + ")";
-        std::printf("| %s -> %s, 0x%x | %u / %u / %u | %s | %u | %u | %u | %u | %u of %u | %s |\n",
+        std::string acts;
+        for (const auto &a : fl.cc_acts) acts += (acts.empty() ? "" : "; ") + a.first + " (" + std::to_string(a.second) + ")";
+        std::printf("| %s -> %s, 0x%x | %u / %u / %u | %u | %s | %u | %u | %u | %u | %u of %u | %s | %s |\n",
                     ip_str(fl.src).c_str(), ip_str(fl.dst).c_str(), fl.dest_qp, fl.cc_ack_ok, fl.cc_ack_bad,
-                    fl.cc_ack_other, naks.empty() ? "-" : naks.c_str(), fl.cc_resp_ok, fl.cc_resp_refused,
-                    fl.cc_resp_dup, fl.cc_resp_other, fl.reads_done, fl.reads,
-                    fl.cc_first_bad.empty() ? "-" : fl.cc_first_bad.c_str());
+                    fl.cc_ack_other, fl.cc_ack_more, naks.empty() ? "-" : naks.c_str(), fl.cc_resp_ok,
+                    fl.cc_resp_refused, fl.cc_resp_dup, fl.cc_resp_other, fl.reads_done, fl.reads,
+                    acts.empty() ? "-" : acts.c_str(), fl.cc_first_bad.empty() ? "-" : fl.cc_first_bad.c_str());
     }
     if (refused)
         std::printf("\nMISMATCH: READ responses of %u bytes (the path MTU), the RTL's MTU %u: rnic_comp_check counts one "

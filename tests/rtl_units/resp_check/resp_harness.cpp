@@ -32,9 +32,13 @@ void RespHarness::drive(const RespIn &in) {
     d.is_write = in.is_write;
     d.is_read = in.is_read;
     d.is_send = in.is_send;
+    d.mutant = RNIC_MUTANT_NONE;   // the model covers the unmutated unit only
     d.first = in.first;
     d.last = in.last;
-    d.psn_expected = in.psn_expected;
+    d.ack_req = in.ack_req;
+    d.psn = in.psn & kPsnMask;
+    d.expected_psn = in.expected_psn & kPsnMask;
+    d.nak_sent = in.nak_sent;
     d.reth_len = in.reth_len;
     d.payload_len = in.payload_len;
     d.allow_write = in.allow_write;
@@ -48,6 +52,7 @@ void RespHarness::drive(const RespIn &in) {
 RespOut RespHarness::read() const {
     RespOut o;
     o.act = dut_->act;
+    o.duplicate = dut_->duplicate;
     o.syndrome = dut_->nak_syndrome;
     o.status = dut_->nak_status;
     return o;
@@ -64,7 +69,10 @@ RespOut RespHarness::eval(const RespIn &in) {
     ++stats_.evals;
     ++stats_.why[static_cast<unsigned>(why)];
     bool ok = rnic_check_record(got.act == want.act);
-    ++stats_.compared;
+    ok &= rnic_check_record(got.duplicate == want.duplicate);
+    stats_.compared += 2;
+    if (want.duplicate && in.is_request && in.is_read)
+        ++stats_.dup_read;
     if (want.act == RNIC_RESP_ACT_NAK) {
         ok &= rnic_check_record(got.syndrome == want.syndrome);
         ok &= rnic_check_record(got.status == want.status);
@@ -78,19 +86,21 @@ RespOut RespHarness::eval(const RespIn &in) {
 void RespHarness::describe(const RespIn &in, const RespOut &got, const RespOut &want, RespWhy why) {
     std::fprintf(stderr,
                  "[resp_check evaluation %llu, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
-                 "  one-bit inputs 0x%03x (resp_model.h's kBit*)\n"
-                 "  packet: is_request %d is_write %d is_read %d is_send %d first %d last %d psn_expected %d "
+                 "  one-bit inputs 0x%04x (resp_model.h's kBit*)\n"
+                 "  packet: is_request %d is_write %d is_read %d is_send %d first %d last %d ack_req %d psn 0x%06x "
                  "reth_len 0x%08x payload_len 0x%04x\n"
-                 "  QP: allow_write %d allow_read %d write_left 0x%08x send_open %d recv_posted %d recv_held %d\n"
+                 "  QP: expected_psn 0x%06x nak_sent %d allow_write %d allow_read %d write_left 0x%08x send_open %d "
+                 "recv_posted %d recv_held %d\n"
                  "  rule: %s\n"
-                 "  unit:  act %s syndrome %s status %s\n"
-                 "  model: act %s",
+                 "  unit:  act %s duplicate %d syndrome %s status %s\n"
+                 "  model: act %s duplicate %d",
                  static_cast<unsigned long long>(stats_.evals), static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), resp_bits(in), in.is_request, in.is_write, in.is_read, in.is_send,
-                 in.first, in.last, in.psn_expected, in.reth_len, in.payload_len, in.allow_write, in.allow_read,
-                 in.write_left, in.send_open, in.recv_posted, in.recv_held, resp_why_name(why),
-                 or_q(rnic_resp_act_name(got.act)), or_q(rnic_aeth_name(got.syndrome)),
-                 or_q(rnic_cqe_status_name(got.status)), or_q(rnic_resp_act_name(want.act)));
+                 in.first, in.last, in.ack_req, in.psn & kPsnMask, in.reth_len, in.payload_len,
+                 in.expected_psn & kPsnMask, in.nak_sent, in.allow_write, in.allow_read, in.write_left, in.send_open,
+                 in.recv_posted, in.recv_held, resp_why_name(why), or_q(rnic_resp_act_name(got.act)), got.duplicate,
+                 or_q(rnic_aeth_name(got.syndrome)), or_q(rnic_cqe_status_name(got.status)),
+                 or_q(rnic_resp_act_name(want.act)), want.duplicate);
     if (want.act == RNIC_RESP_ACT_NAK)
         std::fprintf(stderr, " syndrome %s status %s", or_q(rnic_aeth_name(want.syndrome)),
                      or_q(rnic_cqe_status_name(want.status)));

@@ -1,7 +1,7 @@
 // Runs the Verilated rnic_resp_check beside the model of its contract
-// (resp_model.h). The unit has no clock: each evaluation sets every input,
-// calls eval() and compares
-//   act                     always, against the model's;
+// (resp_model.h). The unit has no clock: each evaluation sets every input
+// (mutant 0: no mutant), calls eval() and compares
+//   act, duplicate          always, against the model's;
 //   nak_syndrome, nak_status when the model's act is NAK (the header gives
 //                           them a meaning only then).
 // A failing evaluation is described in full (every input, the rule the
@@ -22,6 +22,7 @@ struct RespStats {
     uint64_t evals = 0;
     uint64_t compared = 0;         // output fields compared
     uint64_t why[kNumWhy] = {};    // evaluations by the rule the model applied
+    uint64_t dup_read = 0;         // duplicate READ requests (checked as new ones)
 };
 
 class RespHarness {

@@ -18,9 +18,9 @@ RespOut nak(unsigned syndrome) {
 }  // namespace
 
 unsigned resp_bits(const RespIn &in) {
-    const bool b[kNumBits] = {in.is_request, in.is_write,  in.is_read,      in.is_send,
-                              in.first,      in.last,      in.psn_expected, in.allow_write,
-                              in.allow_read, in.send_open, in.recv_posted,  in.recv_held};
+    const bool b[kNumBits] = {in.is_request,  in.is_write,   in.is_read,   in.is_send,     in.first,
+                              in.last,        in.ack_req,    in.nak_sent,  in.allow_write, in.allow_read,
+                              in.send_open,   in.recv_posted, in.recv_held};
     unsigned bits = 0;
     for (unsigned i = 0; i < kNumBits; i++) bits |= static_cast<unsigned>(b[i]) << i;
     return bits;
@@ -34,7 +34,8 @@ void resp_set_bits(RespIn &in, unsigned bits) {
     in.is_send = bit(kBitIsSend);
     in.first = bit(kBitFirst);
     in.last = bit(kBitLast);
-    in.psn_expected = bit(kBitPsnExpected);
+    in.ack_req = bit(kBitAckReq);
+    in.nak_sent = bit(kBitNakSent);
     in.allow_write = bit(kBitAllowWrite);
     in.allow_read = bit(kBitAllowRead);
     in.send_open = bit(kBitSendOpen);
@@ -42,10 +43,22 @@ void resp_set_bits(RespIn &in, unsigned bits) {
     in.recv_held = bit(kBitRecvHeld);
 }
 
+Seq resp_seq(uint32_t psn, uint32_t expected_psn) {
+    // How far the PSN lies behind the expected one, mod 2^24: up to 2^23
+    // behind is the duplicate region (InfiniBand's), the rest the future.
+    const uint32_t behind = (expected_psn - psn) & kPsnMask;
+    if (behind == 0)
+        return Seq::Expected;
+    return behind <= (1u << 23) ? Seq::Duplicate : Seq::Future;
+}
+
 const char *resp_why_name(RespWhy why) {
     switch (why) {
     case RespWhy::NotRequest: return "not a request";
-    case RespWhy::PsnNotExpected: return "PSN not expected";
+    case RespWhy::Future: return "PSN in the future";
+    case RespWhy::FutureNakSent: return "PSN in the future, NAK sent";
+    case RespWhy::DupAck: return "duplicate asking for an ACK";
+    case RespWhy::DupNoAck: return "duplicate asking for no ACK";
     case RespWhy::WriteFirstNotAllowed: return "WRITE FIRST/ONLY not allowed";
     case RespWhy::WriteFirstZeroLenPayload: return "WRITE FIRST/ONLY length 0 with payload";
     case RespWhy::WriteFirstEmpty: return "WRITE FIRST/ONLY length 0";
@@ -70,12 +83,16 @@ const char *resp_why_name(RespWhy why) {
 RespOut resp_model(const RespIn &in, RespWhy *why) {
     RespWhy w;
     RespOut o;
+    const Seq seq = resp_seq(in.psn, in.expected_psn);
     if (!in.is_request) {
         w = RespWhy::NotRequest;
         o = act(RNIC_RESP_ACT_DROP);
-    } else if (!in.psn_expected) {
-        w = RespWhy::PsnNotExpected;
-        o = act(RNIC_RESP_ACT_DROP);
+    } else if (seq == Seq::Future) {
+        w = in.nak_sent ? RespWhy::FutureNakSent : RespWhy::Future;
+        o = act(in.nak_sent ? RNIC_RESP_ACT_DROP : RNIC_RESP_ACT_NAK_SEQ);
+    } else if (seq == Seq::Duplicate && !in.is_read) {
+        w = in.ack_req ? RespWhy::DupAck : RespWhy::DupNoAck;
+        o = act(in.ack_req ? RNIC_RESP_ACT_ACK_DUP : RNIC_RESP_ACT_DROP);
     } else if (in.is_write && in.first) {
         if (!in.allow_write) {
             w = RespWhy::WriteFirstNotAllowed;
@@ -122,7 +139,7 @@ RespOut resp_model(const RespIn &in, RespWhy *why) {
             o = nak(RNIC_AETH_NAK_INVALID_REQUEST);
         } else if (!in.recv_posted) {
             w = RespWhy::SendNoRecv;
-            o = nak(RNIC_AETH_NAK_REMOTE_OPERATIONAL);
+            o = act(RNIC_RESP_ACT_NAK_RNR);
         } else if (in.recv_held) {
             w = RespWhy::SendHeld;
             o = act(RNIC_RESP_ACT_SEND_HELD);
@@ -134,6 +151,7 @@ RespOut resp_model(const RespIn &in, RespWhy *why) {
         w = RespWhy::OtherRequest;
         o = nak(RNIC_AETH_NAK_INVALID_REQUEST);
     }
+    o.duplicate = seq == Seq::Duplicate;
     if (why)
         *why = w;
     return o;

@@ -7,15 +7,30 @@
 //                                     (CMake registers one CTest per line)
 //
 // The unit has no clock: every evaluation sets all inputs, calls eval() and
-// compares act (always) and the NAK's syndrome and status (when act is NAK)
-// with the model of its contract (resp_model.h, resp_harness.h); the tests
-// below also state, by hand, what the contract says of each case, the
-// inputs a rule does not read set at random:
+// compares act and duplicate (always) and the NAK's syndrome and status
+// (when act is NAK) with the model of its contract (resp_model.h,
+// resp_harness.h); the tests below also state, by hand, what the contract
+// says of each case, the inputs a rule does not read set at random:
 //
-//   sequence              is_request 0 or psn_expected 0 drops every kind of
-//                         packet (WRITE FIRST/MIDDLE/LAST/ONLY, READ, SEND
+//   sequence              is_request 0 drops every kind of packet (WRITE
+//                         FIRST/MIDDLE/LAST/ONLY, READ, SEND
 //                         FIRST/MIDDLE/LAST/ONLY, none of them) on any QP,
-//                         including packets every later rule would refuse
+//                         any PSN; the expected PSN is never dropped, and
+//                         nak_sent and ack_req play no part there
+//   future_psn            a PSN 1 .. 2^23 - 1 past the expected one: NAK_SEQ
+//                         for every kind, even packets every later rule
+//                         refuses; with nak_sent DROP (one NAK per gap)
+//   duplicate             a PSN 1 .. 2^23 behind: a WRITE or SEND (and a
+//                         request of no kind) with ack_req ACK_DUP, without
+//                         DROP, whatever the later rules would say;
+//                         duplicate set, and clear for the expected PSN and
+//                         the future; the boundary at 2^23 exactly
+//   duplicate_read        a duplicate READ is checked as a new one (not
+//                         allowed NAK REMOTE_ACCESS, length 0 READ_EMPTY,
+//                         else RKEY) with duplicate set, ack_req and
+//                         nak_sent playing no part
+//   wrap_around           expected PSNs at 0, 1, 2^23, 2^24 - 1: the future
+//                         and the past on both sides of the wrap
 //   write_first           WRITE FIRST and ONLY: not allowed NAK REMOTE_ACCESS
 //                         (whatever the lengths); length 0 with payload NAK
 //                         INVALID_REQUEST; length 0 without WRITE_EMPTY;
@@ -32,19 +47,22 @@
 //                         payload; allow_write not read
 //   send                  FIRST/ONLY with a message open and MIDDLE/LAST
 //                         without one NAK INVALID_REQUEST (RECV or not); no
-//                         RECV posted NAK REMOTE_OPERATIONAL; RECV held
-//                         SEND_HELD, else SEND_FETCH
+//                         RECV posted NAK_RNR (an RNR NAK: the requester
+//                         retries); RECV held SEND_HELD, else SEND_FETCH
 //   other_request         a request that is no WRITE, READ or SEND: NAK
 //                         INVALID_REQUEST, whatever else is set
-//   priority              two rules at once, the earlier wins: sequence over
-//                         every refusal; not allowed over length 0 (WRITE
+//   priority              two rules at once, the earlier wins: sequence
+//                         (future, duplicate) over every refusal, a
+//                         duplicate READ excepted; not allowed over length 0 (WRITE
 //                         and READ); a SEND out of order over no RECV; a
 //                         LAST's NAK over PLACE_NONE; the kinds in the
 //                         header's order when the flags name two
-//   exhaustive            all 4,096 combinations of the 12 one-bit inputs
+//   exhaustive            all 8,192 combinations of the 13 one-bit inputs
 //                         against 16 (reth_len, payload_len, write_left)
 //                         triples at the edges (0, 1, equal, one more, one
-//                         less, 2^16, 0xFFFF, 0xFFFFFFFF); every rule's
+//                         less, 2^16, 0xFFFF, 0xFFFFFFFF) and three PSNs
+//                         (expected, one past, one behind) from expected
+//                         PSNs 0 and 2^24 - 1 (786,432); every rule's
 //                         every outcome reached
 //   random_run            300,000 evaluations, kinds and lengths mostly at
 //                         the rules' edges, now and then every bit random;
@@ -64,9 +82,9 @@ uint64_t seed(uint64_t fixed) { return unit_seed(fixed); }
 constexpr unsigned kDrop = RNIC_RESP_ACT_DROP, kNak = RNIC_RESP_ACT_NAK, kWriteEmpty = RNIC_RESP_ACT_WRITE_EMPTY,
                    kRkey = RNIC_RESP_ACT_RKEY, kReadEmpty = RNIC_RESP_ACT_READ_EMPTY,
                    kPlaceNone = RNIC_RESP_ACT_PLACE_NONE, kSendHeld = RNIC_RESP_ACT_SEND_HELD,
-                   kSendFetch = RNIC_RESP_ACT_SEND_FETCH;
-constexpr unsigned kInvalid = RNIC_AETH_NAK_INVALID_REQUEST, kAccess = RNIC_AETH_NAK_REMOTE_ACCESS,
-                   kOperational = RNIC_AETH_NAK_REMOTE_OPERATIONAL;
+                   kSendFetch = RNIC_RESP_ACT_SEND_FETCH, kAckDup = RNIC_RESP_ACT_ACK_DUP,
+                   kNakSeq = RNIC_RESP_ACT_NAK_SEQ, kNakRnr = RNIC_RESP_ACT_NAK_RNR;
+constexpr unsigned kInvalid = RNIC_AETH_NAK_INVALID_REQUEST, kAccess = RNIC_AETH_NAK_REMOTE_ACCESS;
 constexpr unsigned kStAccess = RNIC_CQE_STATUS_REMOTE_ACCESS, kStOperation = RNIC_CQE_STATUS_REMOTE_OPERATION;
 
 // The kinds of request packet: which of is_write / is_read / is_send and
@@ -105,6 +123,37 @@ uint16_t len16(Rng &r) {
     }
 }
 
+// A PSN: near either end of the 24-bit space, or anywhere.
+uint32_t psn24(Rng &r) {
+    switch (r.range(0, 5)) {
+    case 0: return r.range(0, 3);
+    case 1: return kPsnMask - r.range(0, 3);
+    case 2: return psn_add(1u << 23, static_cast<int64_t>(r.range(0, 6)) - 3);
+    default: return r.u32() & kPsnMask;
+    }
+}
+
+// The packet's PSN `d` from the QP's expected one (mod 2^24).
+RespIn at(RespIn in, int64_t d) {
+    in.psn = psn_add(in.expected_psn, d);
+    return in;
+}
+// How far into the future, or back into the past: the edges, or anywhere.
+int64_t ahead(Rng &r) {
+    switch (r.range(0, 3)) {
+    case 0: return 1;
+    case 1: return (1 << 23) - 1;
+    default: return r.range(1, (1u << 23) - 1);
+    }
+}
+int64_t behind(Rng &r) {
+    switch (r.range(0, 3)) {
+    case 0: return -1;
+    case 1: return -(1 << 23);
+    default: return -static_cast<int64_t>(r.range(1, 1u << 23));
+    }
+}
+
 // A request of kind k, in sequence, every other input random.
 RespIn packet(Rng &r, Kind k) {
     RespIn in;
@@ -113,7 +162,8 @@ RespIn packet(Rng &r, Kind k) {
     in.payload_len = len16(r);
     in.write_left = len32(r);
     in.is_request = true;
-    in.psn_expected = true;
+    in.expected_psn = psn24(r);
+    in.psn = in.expected_psn;
     in.is_write = k == Kind::WriteFirst || k == Kind::WriteMiddle || k == Kind::WriteLast || k == Kind::WriteOnly;
     in.is_read = k == Kind::Read;
     in.is_send = k == Kind::SendFirst || k == Kind::SendMiddle || k == Kind::SendLast || k == Kind::SendOnly;
@@ -131,6 +181,11 @@ RespIn packet(Rng &r, Kind k) {
 void expect(RespHarness &h, const RespIn &in, unsigned act) {
     const RespOut o = h.eval(in);
     CHECK_EQ(o.act, act);
+}
+void expect_dup(RespHarness &h, const RespIn &in, unsigned act, bool duplicate) {
+    const RespOut o = h.eval(in);
+    CHECK_EQ(o.act, act);
+    CHECK_EQ(o.duplicate, duplicate);
 }
 void expect_nak(RespHarness &h, const RespIn &in, unsigned syndrome, unsigned status) {
     const RespOut o = h.eval(in);
@@ -164,7 +219,7 @@ void print_stats(const char *test, const RespHarness &h) {
                     static_cast<unsigned long long>(s.why[w]));
         sep = ", ";
     }
-    std::printf("\n");
+    std::printf("; duplicate READs checked %llu\n", static_cast<unsigned long long>(s.dup_read));
 }
 
 }  // namespace
@@ -178,17 +233,15 @@ UNIT_TEST(sequence) {
     for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++) {
         const int before = rnic_check_failures();
         for (int i = 0; i < 300; i++) {
-            // PSN not expected: dropped, whatever the QP and the lengths.
+            // Not a request: dropped, at any PSN (the old "PSN not
+            // expected: dropped" rule is gone: the future and the past now
+            // have their own answers, the tests below).
             RespIn in = packet(r, kind_at(k));
-            in.psn_expected = false;
-            expect(h, in, kDrop);
-            // Not a request: dropped, PSN expected or not.
-            in = packet(r, kind_at(k));
             in.is_request = false;
-            in.psn_expected = r.percent(50);
-            expect(h, in, kDrop);
+            for (int64_t d : {int64_t{0}, ahead(r), behind(r)}) expect(h, at(in, d), kDrop);
         }
-        // Packets every later rule refuses, out of sequence: dropped.
+        // Packets every later rule refuses, in sequence: refused, nak_sent
+        // or not (it silences the future only).
         RespIn in = packet(r, kind_at(k));
         in.allow_write = in.allow_read = false;
         in.reth_len = 0;
@@ -196,14 +249,11 @@ UNIT_TEST(sequence) {
         in.write_left = 0;
         in.send_open = in.first;
         in.recv_posted = false;
-        RespIn nak = in;
-        expect(h, nak, kNak);   // in sequence: refused (each kind by its own rule)
-        in.psn_expected = false;
-        expect(h, in, kDrop);
-        in.psn_expected = true;
+        for (int nak_sent = 0; nak_sent < 2; nak_sent++) {
+            in.nak_sent = nak_sent;
+            expect_dup(h, in, kNak, false);   // each kind by its own rule
+        }
         in.is_request = false;
-        expect(h, in, kDrop);
-        in.psn_expected = false;
         expect(h, in, kDrop);
         if (rnic_check_failures() != before)
             std::fprintf(stderr, "sequence: %s failed\n", kind_name(kind_at(k)));
@@ -215,15 +265,174 @@ UNIT_TEST(sequence) {
         in.reth_len = len32(r);
         in.payload_len = len16(r);
         in.write_left = len32(r);
+        in.expected_psn = psn24(r);
+        in.psn = r.percent(50) ? in.expected_psn : psn24(r);
         expect(h, in, kDrop);
     }
-    // In sequence and a request: never dropped.
+    // In sequence and a request: never dropped, never a duplicate.
     for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++)
         for (int i = 0; i < 100; i++) {
             const RespOut o = h.eval(packet(r, kind_at(k)));
             CHECK(o.act != kDrop);
+            CHECK(!o.duplicate);
         }
     print_stats("sequence", h);
+}
+
+UNIT_TEST(future_psn) {
+    RespHarness h(seed(0x5E09));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++) {
+        for (int i = 0; i < 300; i++) {
+            // Past the expected PSN: one PSN-sequence NAK, then silence.
+            RespIn in = packet(r, kind_at(k));
+            const int64_t d = ahead(r);
+            in.nak_sent = false;
+            expect_dup(h, at(in, d), kNakSeq, false);
+            in.nak_sent = true;
+            expect_dup(h, at(in, d), kDrop, false);
+        }
+        // Packets every later rule refuses, in the future: the sequence NAK
+        // first (the refusal would come once the expected PSN is reached).
+        RespIn in = packet(r, kind_at(k));
+        in.allow_write = in.allow_read = false;
+        in.reth_len = 0;
+        in.payload_len = 1;
+        in.write_left = 0;
+        in.send_open = in.first;
+        in.recv_posted = false;
+        in.nak_sent = false;
+        expect(h, at(in, 1), kNakSeq);
+        in.nak_sent = true;
+        expect(h, at(in, 1), kDrop);
+        // The expected PSN comes: checked again, the silence over.
+        expect(h, in, kNak);
+    }
+    print_stats("future_psn", h);
+}
+
+UNIT_TEST(duplicate) {
+    RespHarness h(seed(0x5E0A));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned k = 0; k < kNumKinds && !unit_stop(failures); k++) {
+        if (kind_at(k) == Kind::Read)
+            continue;   // duplicate_read
+        for (int i = 0; i < 300; i++) {
+            // A resent WRITE or SEND packet: not executed again; an ACK if
+            // it asks for one. nak_sent plays no part.
+            RespIn in = at(packet(r, kind_at(k)), behind(r));
+            in.ack_req = true;
+            expect_dup(h, in, kAckDup, true);
+            in.ack_req = false;
+            expect_dup(h, in, kDrop, true);
+            in.nak_sent = !in.nak_sent;
+            expect_dup(h, in, kDrop, true);
+        }
+        // Even a packet every later rule refuses: its first copy was
+        // accepted (or it would not be behind), the copy is not checked.
+        RespIn in = packet(r, kind_at(k));
+        in.allow_write = in.allow_read = false;
+        in.reth_len = 0;
+        in.payload_len = 1;
+        in.write_left = 0;
+        in.send_open = in.first;
+        in.recv_posted = false;
+        in.ack_req = true;
+        expect(h, at(in, -1), kAckDup);
+        in.ack_req = false;
+        expect(h, at(in, -1), kDrop);
+    }
+    // The boundary: 2^23 behind is the past, 2^23 - 1 ahead the future;
+    // the expected PSN neither.
+    for (int i = 0; i < 2000 && !unit_stop(failures); i++) {
+        RespIn in = packet(r, r.percent(50) ? Kind::WriteOnly : Kind::SendOnly);
+        in.ack_req = true;
+        in.nak_sent = false;
+        expect_dup(h, at(in, -(1 << 23)), kAckDup, true);
+        expect_dup(h, at(in, 1 << 23), kAckDup, true);        // the same PSN, mod 2^24
+        expect_dup(h, at(in, (1 << 23) - 1), kNakSeq, false);
+        expect_dup(h, at(in, -((1 << 23) + 1)), kNakSeq, false);
+        expect_dup(h, at(in, -1), kAckDup, true);
+        expect_dup(h, at(in, 1), kNakSeq, false);
+        const RespOut o = h.eval(in);
+        CHECK(!o.duplicate);
+        CHECK(o.act != kAckDup && o.act != kNakSeq);
+    }
+    print_stats("duplicate", h);
+}
+
+UNIT_TEST(duplicate_read) {
+    RespHarness h(seed(0x5E0B));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    const uint32_t lens[] = {0, 1, 2, 0xFFFF, 0x10000, 0x80000000u, 0xFFFFFFFFu};
+    for (int i = 0; i < 100 && !unit_stop(failures); i++) {
+        for (uint32_t len : lens) {
+            // A READ resent (its responses were lost): answered again from
+            // memory, so every check of a new READ applies; duplicate set.
+            RespIn in = at(packet(r, Kind::Read), behind(r));
+            in.reth_len = len;
+            for (unsigned bits = 0; bits < 4; bits++) {   // ack_req, nak_sent: no part
+                in.ack_req = bits & 1;
+                in.nak_sent = bits & 2;
+                in.allow_read = false;
+                expect_dup(h, in, kNak, true);
+                in.allow_read = true;
+                expect_dup(h, in, len == 0 ? kReadEmpty : kRkey, true);
+            }
+            in.allow_read = false;
+            expect_nak(h, in, kAccess, kStAccess);
+        }
+    }
+    print_stats("duplicate_read", h);
+}
+
+UNIT_TEST(wrap_around) {
+    RespHarness h(seed(0x5E0C));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (uint32_t e : {0u, 1u, 1u << 23, kPsnMask - 1u, kPsnMask}) {
+        for (int i = 0; i < 50 && !unit_stop(failures); i++) {
+            RespIn in = packet(r, r.percent(50) ? Kind::WriteLast : Kind::SendLast);
+            in.expected_psn = e;
+            in.ack_req = true;
+            in.nak_sent = false;
+            // PSNs named outright: one and three past, one and three behind,
+            // across 2^24 - 1 -> 0 where the expected PSN is near it.
+            for (uint32_t d : {1u, 3u}) {
+                in.psn = (e + d) & kPsnMask;
+                expect_dup(h, in, kNakSeq, false);
+                in.psn = (e - d) & kPsnMask;
+                expect_dup(h, in, kAckDup, true);
+            }
+            in.psn = (e + (1u << 23)) & kPsnMask;   // the farthest past
+            expect_dup(h, in, kAckDup, true);
+            in.psn = (e + (1u << 23) - 1u) & kPsnMask;   // the farthest future
+            expect_dup(h, in, kNakSeq, false);
+            in = at(packet(r, Kind::Read), 0);
+            in.expected_psn = e;
+            in.psn = (e - 1u) & kPsnMask;
+            in.allow_read = true;
+            in.reth_len = 0;
+            expect_dup(h, in, kReadEmpty, true);
+        }
+    }
+    // 2^24 - 1 expected: 0 is the next PSN, in the future; 2^24 - 2 behind.
+    RespIn in = packet(r, Kind::SendOnly);
+    in.expected_psn = kPsnMask;
+    in.nak_sent = false;
+    in.ack_req = false;
+    in.psn = 0;
+    expect_dup(h, in, kNakSeq, false);
+    in.psn = kPsnMask - 1u;
+    expect_dup(h, in, kDrop, true);
+    // 0 expected: 2^24 - 1 is the one before.
+    in.expected_psn = 0;
+    in.psn = kPsnMask;
+    expect_dup(h, in, kDrop, true);
+    print_stats("wrap_around", h);
 }
 
 UNIT_TEST(write_first) {
@@ -382,8 +591,10 @@ UNIT_TEST(send) {
                 in.send_open = starts;
                 expect_nak(h, in, kInvalid, kStOperation);
                 in.send_open = !starts;
+                // No RECV: an RNR NAK, the QP stays up (the old contract
+                // refused the SEND with NAK REMOTE_OPERATIONAL).
                 if (!in.recv_posted)
-                    expect_nak(h, in, kOperational, kStOperation);
+                    expect(h, in, kNakRnr);
                 else
                     expect(h, in, in.recv_held ? kSendHeld : kSendFetch);
             }
@@ -401,8 +612,9 @@ UNIT_TEST(other_request) {
     for (unsigned bits = 0; bits < (1u << kNumBits) && !unit_stop(failures); bits++) {
         RespIn in;
         resp_set_bits(in, bits);
-        in.is_request = in.psn_expected = true;
+        in.is_request = true;
         in.is_write = in.is_read = in.is_send = false;
+        in.expected_psn = in.psn = psn24(r);
         in.reth_len = len32(r);
         in.payload_len = len16(r);
         in.write_left = len32(r);
@@ -432,7 +644,7 @@ UNIT_TEST(priority) {
         in.allow_read = false;
         in.reth_len = 0;
         expect_nak(h, in, kAccess, kStAccess);
-        // A SEND out of order and no RECV: INVALID_REQUEST, not REMOTE_OPERATIONAL.
+        // A SEND out of order and no RECV: INVALID_REQUEST, not NAK_RNR.
         for (Kind k : {Kind::SendFirst, Kind::SendMiddle, Kind::SendLast, Kind::SendOnly}) {
             in = packet(r, k);
             in.send_open = in.first;
@@ -444,7 +656,9 @@ UNIT_TEST(priority) {
         in.payload_len = 0;
         in.write_left = r.range(1, 0xFFFFFFFFu);
         expect_nak(h, in, kInvalid, kStOperation);
-        // Every refusal above, out of sequence or not a request: dropped.
+        // Every refusal above, in the future: the sequence NAK (DROP once
+        // sent); behind: ACK_DUP or DROP, a READ's refusal excepted (a
+        // duplicate READ is checked as new); not a request: dropped.
         for (unsigned k = 0; k < kNumKinds; k++) {
             in = packet(r, kind_at(k));
             in.allow_write = in.allow_read = false;
@@ -453,11 +667,13 @@ UNIT_TEST(priority) {
             in.write_left = 0;
             in.send_open = in.first;
             in.recv_posted = false;
-            in.psn_expected = false;
-            expect(h, in, kDrop);
-            in.psn_expected = true;
+            expect(h, at(in, ahead(r)), in.nak_sent ? kDrop : kNakSeq);
+            if (kind_at(k) == Kind::Read)
+                expect_nak(h, at(in, behind(r)), kAccess, kStAccess);
+            else
+                expect(h, at(in, behind(r)), in.ack_req ? kAckDup : kDrop);
             in.is_request = false;
-            expect(h, in, kDrop);
+            expect(h, at(in, r.percent(50) ? 0 : ahead(r)), kDrop);
         }
     }
     // Flags naming two kinds: the header's order decides (WRITE FIRST/ONLY,
@@ -528,18 +744,23 @@ UNIT_TEST(exhaustive) {
         if (unit_stop(failures))
             break;
         for (unsigned bits = 0; bits < (1u << kNumBits); bits++) {
-            RespIn in;
-            resp_set_bits(in, bits);
-            in.reth_len = t.reth_len;
-            in.payload_len = t.payload_len;
-            in.write_left = t.write_left;
-            h.eval(in);
+            for (uint32_t e : {0u, kPsnMask}) {   // one step either way crosses the wrap, or not
+                for (int64_t d : {0, 1, -1}) {
+                    RespIn in;
+                    resp_set_bits(in, bits);
+                    in.reth_len = t.reth_len;
+                    in.payload_len = t.payload_len;
+                    in.write_left = t.write_left;
+                    in.expected_psn = e;
+                    h.eval(at(in, d));
+                }
+            }
         }
         ++triples_done;
     }
     print_stats("exhaustive", h);
     CHECK_EQ(triples_done, sizeof triples / sizeof triples[0]);
-    CHECK_EQ(h.stats().evals, (sizeof triples / sizeof triples[0]) << kNumBits);
+    CHECK_EQ(h.stats().evals, 6 * ((sizeof triples / sizeof triples[0]) << kNumBits));
     check_reached(h, 16);
 }
 
@@ -556,11 +777,15 @@ UNIT_TEST(random_run) {
             in.reth_len = r.u32();
             in.payload_len = static_cast<uint16_t>(r.u32());
             in.write_left = r.u32();
+            in.expected_psn = psn24(r);
+            in.psn = psn24(r);
         } else {
             // One kind, mostly in sequence; lengths at the rules' edges.
             in = packet(r, kind_at(r.range(0, kNumKinds - 1)));
             if (r.percent(5))
-                in.psn_expected = false;
+                in = at(in, ahead(r));
+            else if (r.percent(5))
+                in = at(in, behind(r));
             if (r.percent(3))
                 in.is_request = false;
             in.allow_write = r.percent(85);

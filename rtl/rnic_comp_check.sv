@@ -7,19 +7,25 @@
 //
 // PSNs compare modulo 2^24 as offsets from the oldest's first PSN (off);
 // the oldest's packets are offsets 0..span, and sq_psn - first is how far
-// the requester has sent. Anything at or past that is out of the window.
+// the requester has sent. An ACK at or past that is out of the window, a
+// NAK past it (a NAK may name sq_psn itself: all that was sent arrived).
+// When both is_ack and is_read_resp are set, the READ response rules win.
 //   nothing answers a BIND (it is local) or a QP with nothing in flight.
-//   ACK        at or past the oldest's last PSN (a READ's: past it):
-//              COMPLETE the oldest, then look again; an ACK past a READ
-//              that has not had all its responses: they were lost, RETRY.
-//              Earlier: a duplicate, NONE.
+//   ACK        at or past the oldest's last PSN, the oldest a SEND or
+//              WRITE: COMPLETE it, then look again. Past a READ (which an
+//              ACK never completes: its data does): its responses were
+//              lost, RETRY. Earlier: a duplicate, NONE.
 //   NAK        (names the PSN the responder expects or refused): the
-//              oldest ends before it: COMPLETE it, then look again. Else:
+//              oldest, a SEND or WRITE, ends before it: COMPLETE it, then
+//              look again. Else (a READ is never completed by a NAK):
 //              PSN-sequence: RETRY (from that PSN, rnic_pkg::resume_pkts);
 //              RNR: RNR; any other code: FAIL with its status.
-//   READ resp  the next one the oldest READ expects: DATA; a later one of
-//              it, or one past a SEND or WRITE still unacknowledged (its ACK
-//              was lost): RETRY. Else a duplicate, NONE.
+//   READ resp  the next one the oldest READ expects: DATA (sq_psn is not
+//              consulted: between a retry's rewind and the resend, a late
+//              response with that PSN is still the right data); a later
+//              one of it, or one past a SEND or WRITE still unacknowledged
+//              (its ACK was lost; rxe would take it as an implicit ACK, this
+//              NIC resends): RETRY. Else a duplicate, NONE.
 // A RETRY that a lost response suggests (not a NAK) is not started twice:
 // while a resend is under way (retrying) it is NONE. A sequence NAK the
 // requester has already acted on (the same PSN, retrying) is NONE too: a

@@ -15,7 +15,7 @@
 //                       each qp_xs_t and flight_t member written alone with
 //                       all ones comes back at exactly its bits of the
 //                       unit's vector, and nothing above the struct
-//   reset_state         after power-up and after every rst_n: the eight
+//   reset_state         after power-up and after every rst_n: the eleven
 //                       fields it clears are 0 on every port; every other
 //                       field and every in-flight slot keeps its value, with
 //                       INIT, RTS, RESET, job writes of every field and
@@ -25,16 +25,19 @@
 //                       codes that are no command, alone on every QP: exactly
 //                       the fields each names change, and no other QP;
 //                       nothing without cmd_valid
-//   rts_outside_init    RTS without cmd_in_init changes nothing, at any PSN;
-//                       cmd_in_init without cmd_valid nothing; then the same
-//                       RTS with it sets both PSNs and nothing else
+//   rts_outside_init    RTS without cmd_in_init changes nothing, at any PSN
+//                       or retry count; cmd_in_init without cmd_valid
+//                       nothing; then the same RTS with it sets both PSNs,
+//                       acked_psn and the retry counts and nothing else
 //   job_fields          each field written alone (0, all ones, random),
 //                       the other fields' data junk: only that field moves;
 //                       no enable, nothing; every enable, every field
 //   cmd_and_job         a command and a job write on one QP in one cycle,
 //                       every command (RTS in and outside INIT, no command)
-//                       by 23 enable masks: each enabled field the job's,
-//                       the command's other fields its own, the rest kept;
+//                       by 30 enable masks (none, all, the command's, the
+//                       rest, each of the 23 fields alone, three random):
+//                       each enabled field the job's, the command's other
+//                       fields its own, the rest kept;
 //                       named cases spelled out; command and job on two
 //                       QPs in one cycle both land whole
 //   flight_table        the oldest views as done moves through three laps
@@ -43,17 +46,36 @@
 //                       oldest slot shows after its edge; done and the slot
 //                       written in one cycle; INIT's done 0
 //   all_views           every QP's bit of all_fenced, all_bind_wait,
-//                       all_rd_hold set alone; distinct values in every
+//                       all_rd_hold, all_rnr_wait set alone; distinct values in every
 //                       QP's slot of all_hold_done, all_sq_ci, all_done,
 //                       all_rq_ci and every in-flight slot's all_op, one
 //                       changed at a time
 //   read_ports          cur, pq, db and nxt at four different QPs in one
 //                       cycle, each its own QP; the ports follow their index
 //                       with no clock; a write shows after its edge
-//   random_run          200,000 cycles of commands, job writes and in-flight
-//                       writes, often all on one QP, and resets; the figures
-//                       at the end say every writer and collision was
-//                       exercised
+//   rts_retry_counts    RTS from INIT with every pair of cmd_retry_cnt and
+//                       cmd_rnr_retry: retry_left, rnr_left loaded, acked_psn
+//                       cmd_sq_psn (not cmd_rq_psn), no other QP; RTS outside
+//                       INIT, without cmd_valid, and every other command
+//                       leave the three; a reconnect (INIT keeps what the job
+//                       spent, the next RTS loads afresh)
+//   init_clears_retry_state
+//                       INIT from all 32 combinations of rnr_wait, retrying,
+//                       nak_sent, kick_why: the flags 0, kick_why
+//                       RETRY_WHY_TIMEOUT, retry counts and acked_psn kept,
+//                       other QPs' flags kept; no other command clears them
+//   job_beats_cmd_retry a job write of each retry field with INIT (rnr_wait,
+//                       retrying, nak_sent, kick_why) or RTS from INIT
+//                       (retry_left, rnr_left, acked_psn) on its QP in one
+//                       cycle: the job's value, the command's other fields
+//                       its own; the job's sq_psn is not RTS's acked_psn
+//   all_rnr_wait        every QP's bit alone, walking, random patterns; not
+//                       in the cycle of the write; other fields' writes,
+//                       other commands leave it; INIT its QP's bit, rst_n all
+//   random_run          200,000 cycles of commands (random retry counts),
+//                       job writes and in-flight writes, often all on one
+//                       QP, and resets; the figures at the end say every
+//                       writer and collision was exercised
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cctype>
@@ -102,6 +124,8 @@ XsIn idle(Rng &r) {
     in.cmd.in_init = r.percent(50);
     in.cmd.sq_psn = r.u32() & 0xFFFFFFu;
     in.cmd.rq_psn = r.u32() & 0xFFFFFFu;
+    in.cmd.retry_cnt = r.range(0, 7);
+    in.cmd.rnr_retry = r.range(0, 7);
     in.job.qp = r.range(0, kNumQp - 1);
     in.job.data = random_xs(r);
     in.fl.slot = r.range(0, kSlots - 1);
@@ -141,6 +165,8 @@ XsCmd make_cmd(Rng &r, unsigned code, unsigned q, bool in_init) {
     k.in_init = in_init;
     k.sq_psn = r.u32() & 0xFFFFFFu;
     k.rq_psn = r.u32() & 0xFFFFFFu;
+    k.retry_cnt = r.range(0, 7);
+    k.rnr_retry = r.range(0, 7);
     return k;
 }
 XsOut command(XsHarness &h, const XsCmd &k) {
@@ -154,17 +180,23 @@ Xs after_command(Xs v, const XsCmd &k) {
     if (!k.valid)
         return v;
     switch (k.code & 7u) {
-    case RNIC_QP_CMD_INIT:   // a new connection: indices, holds, counters, MSN, the open WRITE and SEND
+    case RNIC_QP_CMD_INIT:   // a new connection: indices, holds, counters, MSN, the open WRITE and SEND,
+                             // and the old connection's RNR wait, resend and NAK; the next retry a timeout's
         v[kSqCi] = v[kRqCi] = v[kDone] = 0;
         v[kFenced] = v[kBindWait] = v[kRdHold] = 0;
         v[kOutGot] = v[kRcvGot] = 0;
         v[kSndOpen] = v[kWrLeft] = 0;
         v[kMsn] = 0;
+        v[kRnrWait] = v[kRetrying] = v[kNakSent] = 0;
+        v[kKickWhy] = RNIC_RETRY_WHY_TIMEOUT;
         break;
-    case RNIC_QP_CMD_RTS:    // the starting PSNs, from INIT only
+    case RNIC_QP_CMD_RTS:    // the starting PSNs and retry counts, from INIT only
         if (k.in_init) {
             v[kSqPsn] = k.sq_psn & 0xFFFFFFu;
             v[kRqPsn] = k.rq_psn & 0xFFFFFFu;
+            v[kAckedPsn] = k.sq_psn & 0xFFFFFFu;   // the responder expects the first PSN
+            v[kRetryLeft] = k.retry_cnt & 7u;
+            v[kRnrLeft] = k.rnr_retry & 7u;
         }
         break;
     case RNIC_QP_CMD_RESET:  // its fence holds
@@ -195,6 +227,7 @@ void expect_xs(const XsOut &o, unsigned q, const Xs &want, const char *what) {
     CHECK_EQ(o.fenced[q], want[kFenced]);
     CHECK_EQ(o.bind_wait[q], want[kBindWait]);
     CHECK_EQ(o.rd_hold[q], want[kRdHold]);
+    CHECK_EQ(o.rnr_wait[q], want[kRnrWait]);
     CHECK_EQ(o.hold_done[q], want[kHoldDone]);
     CHECK_EQ(o.sq_ci[q], want[kSqCi]);
     CHECK_EQ(o.done[q], want[kDone]);
@@ -366,10 +399,11 @@ UNIT_TEST(layout) {
 UNIT_TEST(reset_state) {
     XsHarness h(seed(0x7A01));
     Rng &r = h.rng();
-    // After power-up's reset: the eight fields 0, on every port.
+    // After power-up's reset: the eleven fields 0, on every port.
     for (unsigned q = 0; q < kNumQp; q++) {
         const XsOut o = h.look(q);
-        for (XsField f : {kFenced, kBindWait, kRdHold, kSndOpen, kWrLeft, kDone, kSqCi, kRqCi}) {
+        for (XsField f : {kFenced, kBindWait, kRdHold, kSndOpen, kWrLeft, kDone, kSqCi, kRqCi, kRnrWait, kRetrying,
+                          kNakSent}) {
             CHECK_EQ(o.cur_xs[f], 0u);
             CHECK_EQ(o.pq_xs[f], 0u);
         }
@@ -377,7 +411,7 @@ UNIT_TEST(reset_state) {
         CHECK_EQ(o.db_rq_ci, 0);
         CHECK_EQ(o.nxt_sq_ci, 0);
         CHECK_EQ(o.nxt_done, 0);
-        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q]);
+        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q] && !o.rnr_wait[q]);
         CHECK_EQ(o.sq_ci[q], 0);
         CHECK_EQ(o.done[q], 0);
         CHECK_EQ(o.rq_ci[q], 0);
@@ -409,6 +443,7 @@ UNIT_TEST(reset_state) {
             Xs want = v[p];
             want[kFenced] = want[kBindWait] = want[kRdHold] = want[kSndOpen] = 0;
             want[kWrLeft] = want[kDone] = want[kSqCi] = want[kRqCi] = 0;
+            want[kRnrWait] = want[kRetrying] = want[kNakSent] = 0;   // retry counts, kick_why, acked_psn kept
             expect_xs(h.look(p), p, want, "after rst_n");
         }
         // Every slot kept: each QP's done walked over its slots.
@@ -454,16 +489,23 @@ UNIT_TEST(each_command) {
     fill(h, q, b);
     command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
     XsOut o = h.look(q);
-    for (XsField f : {kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kOutGot, kRcvGot, kSndOpen, kWrLeft, kMsn})
+    for (XsField f : {kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kOutGot, kRcvGot, kSndOpen, kWrLeft, kMsn,
+                      kRnrWait, kRetrying, kNakSent})
         CHECK_EQ(o.cur_xs[f], 0u);
-    for (XsField f : {kSqPsn, kRqPsn, kHoldDone, kWrVa, kWrRkey}) CHECK_EQ(o.cur_xs[f], b[f]);
+    CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
+    for (XsField f : {kSqPsn, kRqPsn, kHoldDone, kWrVa, kWrRkey, kRetryLeft, kRnrLeft, kAckedPsn})
+        CHECK_EQ(o.cur_xs[f], b[f]);
     fill(h, q, b = busy_xs(r));
     const XsCmd rts = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
     command(h, rts);
     o = h.look(q);
     CHECK_EQ(o.cur_xs[kSqPsn], rts.sq_psn);
     CHECK_EQ(o.cur_xs[kRqPsn], rts.rq_psn);
-    for (unsigned f = kMsn; f < kXsFields; f++) CHECK_EQ(o.cur_xs[f], b[f]);
+    CHECK_EQ(o.cur_xs[kAckedPsn], rts.sq_psn);
+    CHECK_EQ(o.cur_xs[kRetryLeft], rts.retry_cnt);
+    CHECK_EQ(o.cur_xs[kRnrLeft], rts.rnr_retry);
+    for (unsigned f = kMsn; f < kRetryLeft; f++) CHECK_EQ(o.cur_xs[f], b[f]);
+    for (XsField f : {kRnrWait, kRetrying, kKickWhy, kNakSent}) CHECK_EQ(o.cur_xs[f], b[f]);
     fill(h, q, b = busy_xs(r));
     command(h, make_cmd(r, RNIC_QP_CMD_RESET, q, false));
     o = h.look(q);
@@ -471,6 +513,7 @@ UNIT_TEST(each_command) {
     CHECK_EQ(o.cur_xs[kBindWait], 0u);
     CHECK_EQ(o.cur_xs[kRdHold], 1u);   // a READ hold is no fence hold
     CHECK_EQ(o.cur_xs[kSqCi], b[kSqCi]);
+    for (unsigned f = kRetryLeft; f < kXsFields; f++) CHECK_EQ(o.cur_xs[f], b[f]);   // nor is any retry state
     // Without cmd_valid, no command does anything.
     fill(h, q, b = busy_xs(r));
     for (unsigned code : codes) {
@@ -492,6 +535,12 @@ UNIT_TEST(rts_outside_init) {
             XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, false);
             k.sq_psn = psn;
             k.rq_psn = psn ^ 0x5A5A5Au;
+            k.retry_cnt = (b[kRetryLeft] + 1 + psn) & 7u;   // never the value held: a load would show
+            k.rnr_retry = (b[kRnrLeft] + 1 + psn) & 7u;
+            if (k.retry_cnt == b[kRetryLeft])
+                k.retry_cnt ^= 1u;
+            if (k.rnr_retry == b[kRnrLeft])
+                k.rnr_retry ^= 1u;
             command(h, k);
         }
         expect_xs(h.look(q), q, b, "RTS outside INIT");
@@ -499,12 +548,15 @@ UNIT_TEST(rts_outside_init) {
         quiet.valid = false;
         command(h, quiet);
         expect_xs(h.look(q), q, b, "RTS with cmd_in_init, no cmd_valid");
-        // The same RTS from INIT: both PSNs, nothing else.
+        // The same RTS from INIT: both PSNs, acked_psn and the retry counts, nothing else.
         const XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
         command(h, k);
         Xs want = b;
         want[kSqPsn] = k.sq_psn;
         want[kRqPsn] = k.rq_psn;
+        want[kAckedPsn] = k.sq_psn;
+        want[kRetryLeft] = k.retry_cnt;
+        want[kRnrLeft] = k.rnr_retry;
         expect_xs(h.look(q), q, want, "RTS from INIT");
         // And outside INIT again, after it: still nothing.
         command(h, make_cmd(r, RNIC_QP_CMD_RTS, q, false));
@@ -565,8 +617,11 @@ UNIT_TEST(cmd_and_job) {
         switch (c.code) {
         case RNIC_QP_CMD_INIT:
             return xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) |
-                   xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) | xs_we(kWrLeft) | xs_we(kMsn);
-        case RNIC_QP_CMD_RTS: return c.in_init ? xs_we(kSqPsn) | xs_we(kRqPsn) : 0;
+                   xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) | xs_we(kWrLeft) | xs_we(kMsn) |
+                   xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kKickWhy) | xs_we(kNakSent);
+        case RNIC_QP_CMD_RTS:
+            return c.in_init ? xs_we(kSqPsn) | xs_we(kRqPsn) | xs_we(kAckedPsn) | xs_we(kRetryLeft) | xs_we(kRnrLeft)
+                             : 0;
         case RNIC_QP_CMD_RESET: return xs_we(kFenced) | xs_we(kBindWait);
         default: return 0;
         }
@@ -594,9 +649,12 @@ UNIT_TEST(cmd_and_job) {
             // winner shows.
             in.job.data[kSqPsn] = in.cmd.sq_psn ^ 0x800001u;
             in.job.data[kRqPsn] = in.cmd.rq_psn ^ 0x800001u;
+            in.job.data[kAckedPsn] = in.cmd.sq_psn ^ 0x400002u;
+            in.job.data[kRetryLeft] = (in.cmd.retry_cnt + 1 + r.range(0, 6)) & 7u;
+            in.job.data[kRnrLeft] = (in.cmd.rnr_retry + 1 + r.range(0, 6)) & 7u;
             for (XsField z : {kSqCi, kRqCi, kDone, kOutGot, kRcvGot, kWrLeft, kMsn, kFenced, kBindWait, kRdHold,
-                              kSndOpen})
-                in.job.data[z] |= 1;
+                              kSndOpen, kRnrWait, kRetrying, kKickWhy, kNakSent})
+                in.job.data[z] |= 1;   // INIT's 0 (kick_why: TIMEOUT, 0) would not show
             h.cycle(in);
             // By hand: each enabled field the job's; the others the command's
             // where it writes them; the rest as they were.
@@ -781,17 +839,20 @@ UNIT_TEST(all_views) {
     // Every flag of every QP clear, then one QP's set alone.
     for (unsigned q = 0; q < kNumQp; q++) {
         Xs v = random_xs(r);
-        v[kFenced] = v[kBindWait] = v[kRdHold] = 0;
+        v[kFenced] = v[kBindWait] = v[kRdHold] = v[kRnrWait] = 0;
         fill(h, q, v);
     }
-    for (XsField flag : {kFenced, kBindWait, kRdHold}) {
+    for (XsField flag : {kFenced, kBindWait, kRdHold, kRnrWait}) {
         for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
             Xs one{};
             one[flag] = 1;
             job(h, q, xs_we(flag), one);
             const XsOut o = h.look(q);
             for (unsigned p = 0; p < kNumQp; p++) {
-                const bool got = flag == kFenced ? o.fenced[p] : flag == kBindWait ? o.bind_wait[p] : o.rd_hold[p];
+                const bool got = flag == kFenced      ? o.fenced[p]
+                                 : flag == kBindWait  ? o.bind_wait[p]
+                                 : flag == kRdHold    ? o.rd_hold[p]
+                                                      : o.rnr_wait[p];
                 CHECK_EQ(got, p == q);
                 if (got != (p == q))
                     std::fprintf(stderr, "  all_%s bit %u with only qp %u's set\n", kXsDesc[flag].name, p, q);
@@ -906,6 +967,388 @@ UNIT_TEST(read_ports) {
     expect_xs(h.look(q), q, v[q], "after the edge of a write");
 }
 
+// RTS from INIT loads retry_left from cmd_retry_cnt, rnr_left from
+// cmd_rnr_retry and acked_psn from cmd_sq_psn (not cmd_rq_psn); RTS outside
+// INIT, cmd_in_init without cmd_valid and every other command leave all
+// three, whatever the counts on the ports.
+UNIT_TEST(rts_retry_counts) {
+    XsHarness h(seed(0x7A09));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    const unsigned others[] = {RNIC_QP_CMD_INIT, RNIC_QP_CMD_RESET, RNIC_QP_CMD_ERROR,
+                               kNotCmds[0],      kNotCmds[1],       kNotCmds[2],       kNotCmds[3]};
+    // Every pair of counts, the QPs in turn.
+    for (unsigned rc = 0; rc < 8; rc++) {
+        for (unsigned rn = 0; rn < 8 && !unit_stop(failures); rn++) {
+            const unsigned q = (rc * 8 + rn) % kNumQp, p = (q + 1) % kNumQp;
+            Xs b = busy_xs(r);
+            b[kRetryLeft] = 7 - rc;   // never the value loaded
+            b[kRnrLeft] = 7 - rn;
+            fill(h, q, b);
+            const Xs bp = busy_xs(r);
+            fill(h, p, bp);
+            XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+            k.retry_cnt = rc;
+            k.rnr_retry = rn;
+            if (k.sq_psn == b[kAckedPsn])
+                k.sq_psn ^= 0x800000u;
+            k.rq_psn = k.sq_psn ^ 0xA5A5A5u;   // acked_psn must be the send PSN, not this
+            command(h, k);
+            Xs want = b;
+            want[kSqPsn] = want[kAckedPsn] = k.sq_psn;
+            want[kRqPsn] = k.rq_psn;
+            want[kRetryLeft] = rc;
+            want[kRnrLeft] = rn;
+            expect_xs(h.look(q), q, want, "RTS from INIT, retry counts loaded");
+            expect_xs(h.look(p), p, bp, "a QP the RTS did not name");
+
+            // RTS outside INIT: other counts, another PSN, nothing of it.
+            XsCmd late = make_cmd(r, RNIC_QP_CMD_RTS, q, false);
+            late.retry_cnt = 7 - rc;
+            late.rnr_retry = 7 - rn;
+            late.sq_psn = k.sq_psn ^ 0xFFFFFFu;
+            command(h, late);
+            expect_xs(h.look(q), q, want, "RTS outside INIT, other retry counts");
+            // cmd_in_init but no cmd_valid: nothing.
+            late.in_init = true;
+            late.valid = false;
+            command(h, late);
+            expect_xs(h.look(q), q, want, "RTS from INIT without cmd_valid");
+            // Every other command, cmd_in_init and other counts on the ports:
+            // the counts and acked_psn stay.
+            for (unsigned code : others) {
+                XsCmd o = make_cmd(r, code, q, true);
+                o.retry_cnt = 7 - rc;
+                o.rnr_retry = 7 - rn;
+                command(h, o);
+                want = after_command(want, o);
+                const XsOut out = h.look(q);
+                CHECK_EQ(out.cur_xs[kRetryLeft], rc);
+                CHECK_EQ(out.cur_xs[kRnrLeft], rn);
+                CHECK_EQ(out.cur_xs[kAckedPsn], k.sq_psn);
+                char what[64];
+                std::snprintf(what, sizeof what, "command %u after an RTS", code);
+                expect_xs(out, q, want, what);
+            }
+        }
+    }
+    // acked_psn at the ends of the 24-bit range; the counts at 0 and 7.
+    const unsigned q = 4 % kNumQp;
+    for (uint32_t psn : {0u, 0xFFFFFFu, 0x800000u, 0x7FFFFFu}) {
+        fill(h, q, busy_xs(r));
+        XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+        k.sq_psn = psn;
+        k.rq_psn = ~psn & 0xFFFFFFu;
+        k.retry_cnt = psn & 1 ? 7 : 0;
+        k.rnr_retry = psn & 1 ? 0 : 7;
+        command(h, k);
+        const XsOut o = h.look(q);
+        CHECK_EQ(o.cur_xs[kAckedPsn], psn);
+        CHECK_EQ(o.pq_xs[kAckedPsn], psn);
+        CHECK_EQ(o.cur_xs[kRetryLeft], k.retry_cnt);
+        CHECK_EQ(o.cur_xs[kRnrLeft], k.rnr_retry);
+    }
+    // A connection's life: RTS loads, the job spends retries and moves
+    // acked_psn, INIT keeps them, the next RTS loads afresh.
+    for (unsigned p = 0; p < kNumQp && !unit_stop(failures); p++) {
+        fill(h, p, busy_xs(r));
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, p, false));
+        XsCmd k = make_cmd(r, RNIC_QP_CMD_RTS, p, true);
+        k.retry_cnt = 7;
+        k.rnr_retry = 6;
+        command(h, k);
+        Xs spent{};
+        spent[kRetryLeft] = 2;
+        spent[kRnrLeft] = 1;
+        spent[kAckedPsn] = (k.sq_psn + 17) & 0xFFFFFFu;
+        job(h, p, xs_we(kRetryLeft) | xs_we(kRnrLeft) | xs_we(kAckedPsn), spent);
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, p, false));
+        XsOut o = h.look(p);
+        CHECK_EQ(o.cur_xs[kRetryLeft], 2u);
+        CHECK_EQ(o.cur_xs[kRnrLeft], 1u);
+        CHECK_EQ(o.cur_xs[kAckedPsn], spent[kAckedPsn]);
+        XsCmd again = make_cmd(r, RNIC_QP_CMD_RTS, p, true);
+        again.retry_cnt = 3;
+        again.rnr_retry = 5;
+        command(h, again);
+        o = h.look(p);
+        CHECK_EQ(o.cur_xs[kRetryLeft], 3u);
+        CHECK_EQ(o.cur_xs[kRnrLeft], 5u);
+        CHECK_EQ(o.cur_xs[kAckedPsn], again.sq_psn);
+    }
+}
+
+// INIT clears the old connection's rnr_wait, retrying and nak_sent and sets
+// kick_why to RETRY_WHY_TIMEOUT, from every combination of them, and keeps
+// the retry counts and acked_psn; no other command touches the four, and
+// INIT on one QP leaves every other's.
+UNIT_TEST(init_clears_retry_state) {
+    XsHarness h(seed(0x7A0A));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned m = 0; m < 32 && !unit_stop(failures); m++) {
+            // Every QP with its flags set, so that a neighbour cleared shows.
+            const unsigned p = (q + 1 + m % (kNumQp - 1)) % kNumQp;
+            Xs bp = busy_xs(r);
+            bp[kRnrWait] = bp[kRetrying] = bp[kNakSent] = 1;
+            bp[kKickWhy] = RNIC_RETRY_WHY_RNR;
+            fill(h, p, bp);
+            Xs b = busy_xs(r);
+            b[kRnrWait] = m & 1;
+            b[kRetrying] = (m >> 1) & 1;
+            b[kNakSent] = (m >> 2) & 1;
+            b[kKickWhy] = (m >> 3) & 3;
+            fill(h, q, b);
+            command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
+            const XsOut o = h.look(q);
+            CHECK_EQ(o.cur_xs[kRnrWait], 0u);
+            CHECK_EQ(o.cur_xs[kRetrying], 0u);
+            CHECK_EQ(o.cur_xs[kNakSent], 0u);
+            CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
+            CHECK(!o.rnr_wait[q]);
+            CHECK_EQ(o.cur_xs[kRetryLeft], b[kRetryLeft]);
+            CHECK_EQ(o.cur_xs[kRnrLeft], b[kRnrLeft]);
+            CHECK_EQ(o.cur_xs[kAckedPsn], b[kAckedPsn]);
+            CHECK(o.rnr_wait[p]);
+            expect_xs(o, q, after_command(b, make_cmd(r, RNIC_QP_CMD_INIT, q, false)), "INIT from retry state");
+            expect_xs(h.look(p), p, bp, "a QP INIT did not name");
+        }
+        // The other commands leave all four set, whatever cmd_in_init.
+        for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET),
+                              static_cast<unsigned>(RNIC_QP_CMD_ERROR), kNotCmds[0], kNotCmds[3]}) {
+            for (bool in_init : {false, true}) {
+                Xs b = busy_xs(r);
+                b[kRnrWait] = b[kRetrying] = b[kNakSent] = 1;
+                b[kKickWhy] = r.range(1, 3);
+                fill(h, q, b);
+                const XsCmd k = make_cmd(r, code, q, in_init);
+                command(h, k);
+                const XsOut o = h.look(q);
+                CHECK_EQ(o.cur_xs[kRnrWait], 1u);
+                CHECK_EQ(o.cur_xs[kRetrying], 1u);
+                CHECK_EQ(o.cur_xs[kNakSent], 1u);
+                CHECK_EQ(o.cur_xs[kKickWhy], b[kKickWhy]);
+                CHECK(o.rnr_wait[q]);
+                expect_xs(o, q, after_command(b, k), "a command other than INIT on retry state");
+            }
+        }
+        // INIT without cmd_valid: nothing.
+        Xs b = busy_xs(r);
+        b[kRnrWait] = b[kRetrying] = b[kNakSent] = 1;
+        fill(h, q, b);
+        XsCmd k = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+        k.valid = false;
+        command(h, k);
+        expect_xs(h.look(q), q, b, "INIT without cmd_valid");
+    }
+}
+
+// A job write of a retry field beats the command on its QP in the same
+// cycle; the command's other fields land.
+UNIT_TEST(job_beats_cmd_retry) {
+    XsHarness h(seed(0x7A0B));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // INIT against each field it clears or sets, the job writing a value
+    // INIT would not: the job's; INIT's other three its own.
+    struct One {
+        XsField f;
+        uint64_t value;
+    };
+    const One init_cases[] = {{kRnrWait, 1},
+                              {kRetrying, 1},
+                              {kNakSent, 1},
+                              {kKickWhy, RNIC_RETRY_WHY_SEQ_NAK},
+                              {kKickWhy, RNIC_RETRY_WHY_IMPLICIT},
+                              {kKickWhy, RNIC_RETRY_WHY_RNR}};
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (const One &c : init_cases) {
+            const Xs old = busy_xs(r);
+            fill(h, q, old);
+            XsIn in = idle(r);
+            in.cmd = make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50));
+            in.job.qp = q;
+            in.job.we = xs_we(c.f);
+            in.job.data[c.f] = c.value;
+            h.cycle(in);
+            Xs want = after_command(old, in.cmd);
+            want[c.f] = c.value;
+            const XsOut o = h.look(q);
+            CHECK_EQ(o.cur_xs[c.f], c.value);
+            for (XsField g : {kRnrWait, kRetrying, kNakSent})
+                if (g != c.f)
+                    CHECK_EQ(o.cur_xs[g], 0u);
+            if (c.f != kKickWhy)
+                CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
+            CHECK_EQ(o.rnr_wait[q], c.f == kRnrWait);
+            char what[80];
+            std::snprintf(what, sizeof what, "INIT and a job write of %s", kXsDesc[c.f].name);
+            expect_xs(o, q, want, what);
+        }
+        // All four at once: every one the job's.
+        fill(h, q, busy_xs(r));
+        XsIn in = idle(r);
+        in.cmd = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+        in.job.qp = q;
+        in.job.we = xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kNakSent) | xs_we(kKickWhy);
+        in.job.data[kRnrWait] = in.job.data[kRetrying] = in.job.data[kNakSent] = 1;
+        in.job.data[kKickWhy] = RNIC_RETRY_WHY_RNR;
+        h.cycle(in);
+        XsOut o = h.look(q);
+        CHECK(o.cur_xs[kRnrWait] && o.cur_xs[kRetrying] && o.cur_xs[kNakSent] && o.rnr_wait[q]);
+        CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_RNR);
+        CHECK_EQ(o.cur_xs[kSqCi], 0u);   // INIT's, the job not writing it
+
+        // RTS from INIT against each field it loads, and all three.
+        const uint32_t loads[] = {xs_we(kRetryLeft), xs_we(kRnrLeft), xs_we(kAckedPsn),
+                                  xs_we(kRetryLeft) | xs_we(kRnrLeft) | xs_we(kAckedPsn)};
+        for (uint32_t we : loads) {
+            fill(h, q, busy_xs(r));
+            in = idle(r);
+            in.cmd = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+            in.job.qp = q;
+            in.job.we = we;
+            in.job.data[kRetryLeft] = (in.cmd.retry_cnt + r.range(1, 7)) & 7u;
+            in.job.data[kRnrLeft] = (in.cmd.rnr_retry + r.range(1, 7)) & 7u;
+            in.job.data[kAckedPsn] = (in.cmd.sq_psn + r.range(1, 0xFFFFFE)) & 0xFFFFFFu;
+            h.cycle(in);
+            o = h.look(q);
+            CHECK_EQ(o.cur_xs[kRetryLeft], we & xs_we(kRetryLeft) ? in.job.data[kRetryLeft] : in.cmd.retry_cnt);
+            CHECK_EQ(o.cur_xs[kRnrLeft], we & xs_we(kRnrLeft) ? in.job.data[kRnrLeft] : in.cmd.rnr_retry);
+            CHECK_EQ(o.cur_xs[kAckedPsn], we & xs_we(kAckedPsn) ? in.job.data[kAckedPsn] : in.cmd.sq_psn);
+            CHECK_EQ(o.cur_xs[kSqPsn], in.cmd.sq_psn);   // RTS's, the job not writing it
+            CHECK_EQ(o.cur_xs[kRqPsn], in.cmd.rq_psn);
+        }
+        // The job's sq_psn does not become acked_psn: RTS takes cmd_sq_psn.
+        fill(h, q, busy_xs(r));
+        in = idle(r);
+        in.cmd = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
+        in.job.qp = q;
+        in.job.we = xs_we(kSqPsn);
+        in.job.data[kSqPsn] = in.cmd.sq_psn ^ 0x0F0F0Fu;
+        h.cycle(in);
+        o = h.look(q);
+        CHECK_EQ(o.cur_xs[kSqPsn], in.cmd.sq_psn ^ 0x0F0F0Fu);
+        CHECK_EQ(o.cur_xs[kAckedPsn], in.cmd.sq_psn);
+        CHECK_EQ(o.cur_xs[kRetryLeft], in.cmd.retry_cnt);
+
+        // RTS outside INIT and RESET with a job write of every retry field:
+        // the job's, the command's nothing of them.
+        for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET)}) {
+            const Xs old = busy_xs(r);
+            fill(h, q, old);
+            in = idle(r);
+            in.cmd = make_cmd(r, code, q, false);
+            in.job.qp = q;
+            in.job.we = xs_we(kRetryLeft) | xs_we(kRnrLeft) | xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kKickWhy) |
+                        xs_we(kAckedPsn) | xs_we(kNakSent);
+            in.job.data = random_xs(r);
+            h.cycle(in);
+            Xs want = after_command(old, in.cmd);
+            for (unsigned f = kRetryLeft; f < kXsFields; f++) want[f] = in.job.data[f];
+            expect_xs(h.look(q), q, want, "RTS outside INIT or RESET, a job write of the retry fields");
+        }
+    }
+}
+
+// all_rnr_wait: bit q is QP q's rnr_wait, every QP at once, whatever the
+// read ports name; it changes after the edge of a write, with INIT on its
+// QP and with rst_n, and with nothing else.
+UNIT_TEST(all_rnr_wait) {
+    XsHarness h(seed(0x7A0C));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    bool want[kNumQp] = {};
+    auto expect_view = [&](const XsOut &o, const char *what) {
+        for (unsigned p = 0; p < kNumQp; p++) {
+            CHECK_EQ(o.rnr_wait[p], want[p]);
+            if (o.rnr_wait[p] != want[p])
+                std::fprintf(stderr, "  %s: all_rnr_wait bit %u is %d\n", what, p, o.rnr_wait[p]);
+        }
+    };
+    // Everything else set, rnr_wait clear, on every QP.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        Xs v = busy_xs(r);
+        v[kRnrWait] = 0;
+        fill(h, q, v);
+    }
+    expect_view(h.look(0), "all clear");
+    // Each QP's bit alone, read with the ports anywhere.
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        Xs one{};
+        one[kRnrWait] = 1;
+        const XsOut before = job(h, q, xs_we(kRnrWait), one);
+        expect_view(before, "in the cycle of the write");   // not yet
+        want[q] = true;
+        expect_view(h.look(r.range(0, kNumQp - 1)), "one QP's bit set");
+        one[kRnrWait] = 0;
+        job(h, q, xs_we(kRnrWait), one);
+        want[q] = false;
+        expect_view(h.look(r.range(0, kNumQp - 1)), "that bit cleared again");
+    }
+    // Every bit set, then each cleared alone.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        Xs one{};
+        one[kRnrWait] = 1;
+        job(h, q, xs_we(kRnrWait), one);
+        want[q] = true;
+    }
+    expect_view(h.look(r.range(0, kNumQp - 1)), "every bit set");
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        Xs zero{};
+        job(h, q, xs_we(kRnrWait), zero);
+        want[q] = false;
+        expect_view(h.look(r.range(0, kNumQp - 1)), "bits cleared one by one");
+        zero[kRnrWait] = 1;
+        job(h, q, xs_we(kRnrWait), zero);
+        want[q] = true;
+    }
+    // Random patterns, one job write per changed QP.
+    for (int i = 0; i < 100 && !unit_stop(failures); i++) {
+        const uint32_t mask = r.u32();
+        for (unsigned q = 0; q < kNumQp; q++) {
+            const bool bit = (mask >> q) & 1;
+            if (bit == want[q] && r.percent(70))
+                continue;
+            Xs d = random_xs(r);
+            d[kRnrWait] = bit;
+            job(h, q, xs_we(kRnrWait), d);
+            want[q] = bit;
+        }
+        XsIn in = idle(r);
+        expect_view(h.peek(in), "a random pattern");
+    }
+    // Writes of every other field, rnr_wait's data the opposite: no change.
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        Xs d = random_xs(r);
+        d[kRnrWait] = !want[q];
+        job(h, q, kXsWeAll & ~xs_we(kRnrWait), d);
+        expect_view(h.look(q), "other fields written");
+    }
+    // The other commands leave it; INIT clears its QP's bit alone.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        Xs one{};
+        one[kRnrWait] = 1;
+        job(h, q, xs_we(kRnrWait), one);
+        want[q] = true;
+    }
+    for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET),
+                          static_cast<unsigned>(RNIC_QP_CMD_ERROR), kNotCmds[2]}) {
+        command(h, make_cmd(r, code, r.range(0, kNumQp - 1), true));
+        expect_view(h.look(r.range(0, kNumQp - 1)), "a command other than INIT");
+    }
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q += 3) {
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
+        want[q] = false;
+        expect_view(h.look(r.range(0, kNumQp - 1)), "INIT on one QP");
+    }
+    // rst_n clears every bit.
+    h.reset();
+    for (bool &w : want) w = false;
+    expect_view(h.look(r.range(0, kNumQp - 1)), "after rst_n");
+}
+
 UNIT_TEST(random_run) {
     XsHarness h(seed(0x7A0FF));
     Rng &r = h.rng();
@@ -969,7 +1412,8 @@ UNIT_TEST(random_run) {
     std::printf("random_run: %llu cycles, %llu resets, %llu output fields compared; commands INIT %llu RTS %llu "
                 "(%llu outside INIT, ignored) RESET %llu ERROR %llu no command %llu; %llu job writes; command and "
                 "job on one QP: %llu with a field in common, %llu without; %llu in-flight writes (%llu to a slot "
-                "shown as oldest); oldest views compared %llu times (%llu at a slot past the QP's first)\n",
+                "shown as oldest); oldest views compared %llu times (%llu at a slot past the QP's first); %llu "
+                "retry counts other than 0 and 7 loaded by RTS; command and job on one retry field of one QP %llu\n",
                 static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.resets),
                 static_cast<unsigned long long>(s.compared),
                 static_cast<unsigned long long>(s.cmds[RNIC_QP_CMD_INIT]),
@@ -981,7 +1425,8 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(s.job_writes), static_cast<unsigned long long>(s.same_qp_overlap),
                 static_cast<unsigned long long>(s.same_qp_disjoint), static_cast<unsigned long long>(s.fl_writes),
                 static_cast<unsigned long long>(s.fl_to_oldest), static_cast<unsigned long long>(s.oldest_compared),
-                static_cast<unsigned long long>(s.oldest_nonzero));
+                static_cast<unsigned long long>(s.oldest_nonzero), static_cast<unsigned long long>(s.rts_counts),
+                static_cast<unsigned long long>(s.same_qp_reliability));
     CHECK(h.now() >= kCycles);
     CHECK(s.resets > 3);
     for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_INIT), static_cast<unsigned>(RNIC_QP_CMD_RTS),
@@ -992,6 +1437,8 @@ UNIT_TEST(random_run) {
     for (unsigned f = 0; f < kXsFields; f++) CHECK(s.field_writes[f] > 10000);
     CHECK(s.same_qp_overlap > 1000);
     CHECK(s.same_qp_disjoint > 300);
+    CHECK(s.rts_counts > 1000);
+    CHECK(s.same_qp_reliability > 300);
     CHECK(s.fl_to_oldest > 10000);
     CHECK(s.oldest_nonzero > 100000);
 }

@@ -51,6 +51,8 @@ void XsHarness::drive(const XsIn &in, bool rst_n) {
     d.cmd_in_init = in.cmd.in_init;
     d.cmd_sq_psn = in.cmd.sq_psn & 0xFFFFFFu;
     d.cmd_rq_psn = in.cmd.rq_psn & 0xFFFFFFu;
+    d.cmd_retry_cnt = in.cmd.retry_cnt & 7u;
+    d.cmd_rnr_retry = in.cmd.rnr_retry & 7u;
     d.wr_qp = in.job.qp % kNumQp;
     d.wr_we = in.job.we & kXsWeAll;
     pack(d.wr_data, kXsDesc, in.job.data);
@@ -78,6 +80,7 @@ XsOut XsHarness::read() const {
         o.fenced[q] = narrow(d.all_fenced, q, 1);
         o.bind_wait[q] = narrow(d.all_bind_wait, q, 1);
         o.rd_hold[q] = narrow(d.all_rd_hold, q, 1);
+        o.rnr_wait[q] = narrow(d.all_rnr_wait, q, 1);
         o.hold_done[q] = static_cast<uint16_t>(wide_get(d.all_hold_done, 16 * q, 16));
         o.sq_ci[q] = static_cast<uint16_t>(wide_get(d.all_sq_ci, 16 * q, 16));
         o.done[q] = static_cast<uint16_t>(wide_get(d.all_done, 16 * q, 16));
@@ -142,6 +145,7 @@ void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
         one("all_fenced", q, kFenced, got.fenced[q]);
         one("all_bind_wait", q, kBindWait, got.bind_wait[q]);
         one("all_rd_hold", q, kRdHold, got.rd_hold[q]);
+        one("all_rnr_wait", q, kRnrWait, got.rnr_wait[q]);
         one("all_hold_done", q, kHoldDone, got.hold_done[q]);
         one("all_sq_ci", q, kSqCi, got.sq_ci[q]);
         one("all_done", q, kDone, got.done[q]);
@@ -166,12 +170,13 @@ void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
 void XsHarness::describe(const XsIn &in, const char *when) {
     std::fprintf(stderr,
                  "[qp_transport cycle %llu %s, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
-                 "  cmd %s valid %d (code %u) sel %u in_init %d sq_psn 0x%06x rq_psn 0x%06x; job qp %u we 0x%04x; "
-                 "flight slot %u (qp %u, %u) we 0x%x; cur %u pq %u db %u nxt %u\n",
+                 "  cmd %s valid %d (code %u) sel %u in_init %d sq_psn 0x%06x rq_psn 0x%06x retry_cnt %u "
+                 "rnr_retry %u; job qp %u we 0x%06x; flight slot %u (qp %u, %u) we 0x%x; cur %u pq %u db %u nxt %u\n",
                  static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), cmd_name(in.cmd.code & 7u), in.cmd.valid, in.cmd.code & 7u,
                  in.cmd.sel % kNumQp, in.cmd.in_init, in.cmd.sq_psn & 0xFFFFFFu, in.cmd.rq_psn & 0xFFFFFFu,
-                 in.job.qp % kNumQp, in.job.we & kXsWeAll, in.fl.slot % kSlots, in.fl.slot % kSlots / kDepth,
+                 in.cmd.retry_cnt & 7u, in.cmd.rnr_retry & 7u, in.job.qp % kNumQp, in.job.we & kXsWeAll,
+                 in.fl.slot % kSlots, in.fl.slot % kSlots / kDepth,
                  in.fl.slot % kDepth, in.fl.we & kFlWeAll, in.cur % kNumQp, in.pq % kNumQp, in.db % kNumQp,
                  in.nxt % kNumQp);
     if (in.job.we & kXsWeAll) {
@@ -227,6 +232,8 @@ void XsHarness::reset(unsigned cycles, const XsIn *during) {
         junk.cmd.in_init = rng_.percent(70);
         junk.cmd.sq_psn = rng_.u32();
         junk.cmd.rq_psn = rng_.u32();
+        junk.cmd.retry_cnt = rng_.u32();
+        junk.cmd.rnr_retry = rng_.u32();
         junk.job.qp = rng_.range(0, kNumQp - 1);
         junk.job.we = rng_.percent(50) ? kXsWeAll : static_cast<uint32_t>(rng_.next());
         for (uint64_t &v : junk.job.data) v = rng_.next();
@@ -249,16 +256,24 @@ void XsHarness::tally(const XsIn &in) {
     if (in.cmd.valid) {
         const unsigned code = in.cmd.code & 7u;
         ++s.cmds[code];
-        if (code == RNIC_QP_CMD_RTS)
+        if (code == RNIC_QP_CMD_RTS) {
             ++(in.cmd.in_init ? s.rts_applied : s.rts_ignored);
+            for (uint32_t c : {in.cmd.retry_cnt & 7u, in.cmd.rnr_retry & 7u})
+                s.rts_counts += in.cmd.in_init && c != 0 && c != 7;
+        }
     }
     const uint32_t we = in.job.we & kXsWeAll;
     if (we) {
         ++s.job_writes;
         for (unsigned f = 0; f < kXsFields; f++) s.field_writes[f] += (we & xs_we(static_cast<XsField>(f))) != 0;
         const CmdEffect e = cmd_effect(in.cmd);
-        if (e.we && in.cmd.sel % kNumQp == in.job.qp % kNumQp)
+        if (e.we && in.cmd.sel % kNumQp == in.job.qp % kNumQp) {
             ++((e.we & we) ? s.same_qp_overlap : s.same_qp_disjoint);
+            constexpr uint32_t kReliability = xs_we(kRetryLeft) | xs_we(kRnrLeft) | xs_we(kRnrWait) |
+                                              xs_we(kRetrying) | xs_we(kKickWhy) | xs_we(kAckedPsn) |
+                                              xs_we(kNakSent);
+            s.same_qp_reliability += (e.we & we & kReliability) != 0;
+        }
     }
     if (in.fl.we & kFlWeAll) {
         ++s.fl_writes;

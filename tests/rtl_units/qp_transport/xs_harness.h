@@ -8,7 +8,10 @@
 //                                 {QP, done mod MAX_RD_ATOMIC} of that QP;
 //   db_sq_ci, db_rq_ci,           the QP each names;
 //   nxt_sq_ci, nxt_done
-//   all_fenced ... all_rq_ci      every QP's slot of the view;
+//   all_fenced ... all_rq_ci      every QP's slot of the view (all_fenced,
+//                                 all_bind_wait, all_rd_hold, all_rnr_wait,
+//                                 all_hold_done, all_sq_ci, all_done,
+//                                 all_rq_ci);
 //   all_op                        every in-flight slot's opcode, once known.
 // A failing cycle is described in full (inputs, the fields that differ) for
 // the first few, with the seed that replays it.
@@ -37,7 +40,7 @@ struct XsOut {
     Xs cur_xs{}, pq_xs{};
     Flight cur_oldest{}, pq_oldest{};
     uint16_t db_sq_ci = 0, db_rq_ci = 0, nxt_sq_ci = 0, nxt_done = 0;
-    bool fenced[kNumQp] = {}, bind_wait[kNumQp] = {}, rd_hold[kNumQp] = {};
+    bool fenced[kNumQp] = {}, bind_wait[kNumQp] = {}, rd_hold[kNumQp] = {}, rnr_wait[kNumQp] = {};
     uint16_t hold_done[kNumQp] = {}, sq_ci[kNumQp] = {}, done[kNumQp] = {}, rq_ci[kNumQp] = {};
     uint8_t op[kSlots] = {};
 };
@@ -52,6 +55,8 @@ struct XsStats {
     uint64_t field_writes[kXsFields] = {};
     uint64_t same_qp_overlap = 0;       // command and job on one QP, a field both write (the job's)
     uint64_t same_qp_disjoint = 0;      // command and job on one QP, no field in common
+    uint64_t same_qp_reliability = 0;   // ... a reliability field (retry_left .. nak_sent) both write
+    uint64_t rts_counts = 0;            // retry counts an RTS from INIT loads, other than 0 and 7
     uint64_t fl_writes = 0;             // cycles with an in-flight write enable set
     uint64_t fl_to_oldest = 0;          // ... into a slot cur or pq shows as oldest
     uint64_t oldest_compared = 0;       // oldest views compared with a known slot

@@ -30,12 +30,15 @@ struct FieldDesc {
 // qp_xs_t, in declaration order.
 enum XsField : unsigned {
     kSqPsn, kRqPsn, kMsn, kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kHoldDone,
-    kOutGot, kWrVa, kWrLeft, kWrRkey, kRcvGot, kSndOpen, kXsFields
+    kOutGot, kWrVa, kWrLeft, kWrRkey, kRcvGot, kSndOpen,
+    kRetryLeft, kRnrLeft, kRnrWait, kRetrying, kKickWhy, kAckedPsn, kNakSent, kXsFields
 };
 inline constexpr FieldDesc kXsDesc[kXsFields] = {
     {"sq_psn", 24}, {"rq_psn", 24}, {"msn", 24},    {"sq_ci", 16},   {"rq_ci", 16},  {"done", 16},
     {"fenced", 1},  {"bind_wait", 1}, {"rd_hold", 1}, {"hold_done", 16}, {"out_got", 32}, {"wr_va", 64},
     {"wr_left", 32}, {"wr_rkey", 32}, {"rcv_got", 32}, {"snd_open", 1},
+    {"retry_left", 3}, {"rnr_left", 3}, {"rnr_wait", 1}, {"retrying", 1}, {"kick_why", 2}, {"acked_psn", 24},
+    {"nak_sent", 1},
 };
 
 // flight_t, in declaration order.
@@ -63,6 +66,7 @@ constexpr unsigned kFlBits = total_bits(kFlDesc);
 // same names, same order, so member i's enable is bit (members - 1 - i).
 constexpr uint32_t xs_we(XsField f) { return 1u << (kXsFields - 1u - f); }
 constexpr uint32_t fl_we(FlField f) { return 1u << (kFlFields - 1u - f); }
+static_assert(kXsFields < 32, "qp_xs_we_t is held in a uint32_t (and kXsWeAll shifts by its width)");
 constexpr uint32_t kXsWeAll = (1u << kXsFields) - 1u;
 constexpr uint32_t kFlWeAll = (1u << kFlFields) - 1u;
 

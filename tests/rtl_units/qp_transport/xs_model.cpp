@@ -6,13 +6,17 @@ CmdEffect cmd_effect(const XsCmd &k) {
         return e;
     switch (k.code & 7u) {
     case RNIC_QP_CMD_INIT:
-        e.we = kInitClears;   // the values: 0, as e.v starts
+        e.we = kInitClears | kInitSets;   // the values: 0, as e.v starts, but for kInitSets
+        e.v[kKickWhy] = RNIC_RETRY_WHY_TIMEOUT;
         break;
     case RNIC_QP_CMD_RTS:
         if (k.in_init) {
             e.we = kRtsSets;
             e.v[kSqPsn] = k.sq_psn & mask_of(kXsDesc[kSqPsn].width);
             e.v[kRqPsn] = k.rq_psn & mask_of(kXsDesc[kRqPsn].width);
+            e.v[kAckedPsn] = k.sq_psn & mask_of(kXsDesc[kAckedPsn].width);
+            e.v[kRetryLeft] = k.retry_cnt & mask_of(kXsDesc[kRetryLeft].width);
+            e.v[kRnrLeft] = k.rnr_retry & mask_of(kXsDesc[kRnrLeft].width);
         }
         break;
     case RNIC_QP_CMD_RESET:

@@ -11,17 +11,28 @@
 //               its WQE's start and its completion). The header does not
 //               list what rst_n clears: the model holds the unit to the
 //               flags and indices the scheduler reads of every QP through
-//               the all_* views (fenced, bind_wait, rd_hold, sq_ci, done,
-//               rq_ci) and the responder's open message (wr_left, snd_open),
-//               so that a change to that list is one this bench flags.
-//   command     (cmd_valid) on cmd_sel. INIT: kInitClears to 0 (a new
-//               connection: indices, holds, counters, MSN, and wr_left so
-//               that no WRITE continues from a previous one), not the PSNs
-//               (RTS sets them) nor hold_done, wr_va, wr_rkey (read only
-//               under rd_hold and wr_left, which INIT clears). RTS, only
-//               with cmd_in_init: sq_psn and rq_psn from cmd_sq_psn and
-//               cmd_rq_psn. RESET: fenced and bind_wait to 0 (its fence
-//               holds). ERROR and codes that are no command: nothing.
+//               the all_* views (fenced, bind_wait, rd_hold, rnr_wait,
+//               sq_ci, done, rq_ci), the responder's open message (wr_left,
+//               snd_open) and the reliability flags that would otherwise
+//               hold back a QP from power-up (retrying: a resend under way
+//               starts no second one; nak_sent: later packets dropped), so
+//               that a change to that list is one this bench flags. The
+//               retry counts, kick_why and acked_psn are not cleared: RTS
+//               and INIT set them before they are read.
+//   command     (cmd_valid) on cmd_sel. INIT: kInitClears (a new
+//               connection: indices, holds, counters, MSN, wr_left so that
+//               no WRITE continues from a previous one, and the reliability
+//               state of the old one: no RNR wait, no resend under way, no
+//               NAK sent) to 0, and kick_why to RETRY_WHY_TIMEOUT (what the
+//               timer's retry is for); not the PSNs, retry counts or
+//               acked_psn (RTS sets them) nor hold_done, wr_va, wr_rkey
+//               (read only under rd_hold and wr_left, which INIT clears).
+//               RTS, only with cmd_in_init: sq_psn and rq_psn from
+//               cmd_sq_psn and cmd_rq_psn, acked_psn from cmd_sq_psn (what
+//               the responder will expect first), retry_left from
+//               cmd_retry_cnt, rnr_left from cmd_rnr_retry. RESET: fenced
+//               and bind_wait to 0 (its fence holds), nothing else. ERROR
+//               and codes that are no command: nothing.
 //   job         wr_qp, one write enable per field (qp_xs_we_t): each enabled
 //               field takes wr_data's. It wins over the command on the same
 //               QP and field; the command's other fields still change.
@@ -29,8 +40,9 @@
 // Read ports, combinational: cur_xs / pq_xs the QP named; cur_oldest /
 // pq_oldest the slot {QP, done mod MAX_RD_ATOMIC} of that QP (its oldest
 // WQE in flight); db_sq_ci / db_rq_ci, nxt_sq_ci / nxt_done; all_fenced,
-// all_bind_wait, all_rd_hold (bit q), all_hold_done, all_sq_ci, all_done,
-// all_rq_ci (16 bits at 16 q), all_op (8 bits at 8 s, s a slot).
+// all_bind_wait, all_rd_hold, all_rnr_wait (bit q), all_hold_done,
+// all_sq_ci, all_done, all_rq_ci (16 bits at 16 q), all_op (8 bits at 8 s,
+// s a slot).
 //
 // A field is unknown from power-up (--x-initial unique makes it random)
 // until something writes it: rst_n for the fields it clears, a command or
@@ -52,11 +64,15 @@ static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP 
 static_assert((kDepth & (kDepth - 1)) == 0 && kDepth >= 2, "the bench drives slots as all QW + DW bits");
 
 constexpr uint32_t kResetClears = xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) | xs_we(kSndOpen) |
-                                  xs_we(kWrLeft) | xs_we(kDone) | xs_we(kSqCi) | xs_we(kRqCi);
+                                  xs_we(kWrLeft) | xs_we(kDone) | xs_we(kSqCi) | xs_we(kRqCi) |
+                                  xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kNakSent);
 constexpr uint32_t kInitClears = xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) |
                                  xs_we(kRdHold) | xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) |
-                                 xs_we(kWrLeft) | xs_we(kMsn);
-constexpr uint32_t kRtsSets = xs_we(kSqPsn) | xs_we(kRqPsn);
+                                 xs_we(kWrLeft) | xs_we(kMsn) | xs_we(kRnrWait) | xs_we(kRetrying) |
+                                 xs_we(kNakSent);
+// INIT writes these too, to the spec's value (RETRY_WHY_TIMEOUT), not assumed to be 0.
+constexpr uint32_t kInitSets = xs_we(kKickWhy);
+constexpr uint32_t kRtsSets = xs_we(kSqPsn) | xs_we(kRqPsn) | xs_we(kAckedPsn) | xs_we(kRetryLeft) | xs_we(kRnrLeft);
 constexpr uint32_t kResetCmdClears = xs_we(kFenced) | xs_we(kBindWait);
 
 // The QP_CMD codes of cmd's 3 bits that are no command.
@@ -69,6 +85,7 @@ struct XsCmd {
     unsigned sel = 0;
     bool in_init = false;
     uint32_t sq_psn = 0, rq_psn = 0;    // 24 bits
+    uint32_t retry_cnt = 0, rnr_retry = 0;   // 3 bits each
 };
 
 struct XsJob {

@@ -66,13 +66,15 @@ void SchedHarness::drive(const SchedIn &in, bool advance) {
     d.mutant = in.mutant & 0xFu;
     d.cur = in.cur % kNumQp;
     d.advance = advance;
-    uint32_t state = 0, fenced = 0, bind_wait = 0, rd_hold = 0;
+    uint32_t state = 0, fenced = 0, bind_wait = 0, rd_hold = 0, rnr_wait = 0, retry_due = 0;
     for (unsigned i = 0; i < kNumQp; i++) {
         const QpCtx &q = in.qp[i];
         state |= (q.state & 3u) << (2 * i);
         fenced |= (q.fenced ? 1u : 0u) << i;
         bind_wait |= (q.bind_wait ? 1u : 0u) << i;
         rd_hold |= (q.rd_hold ? 1u : 0u) << i;
+        rnr_wait |= (q.rnr_wait ? 1u : 0u) << i;
+        retry_due |= (q.retry_due ? 1u : 0u) << i;
         put(d.hold_done, 16 * i, 16, q.hold_done);
         put(d.sq_pi, 16 * i, 16, q.sq_pi);
         put(d.sq_ci, 16 * i, 16, q.sq_ci);
@@ -86,6 +88,8 @@ void SchedHarness::drive(const SchedIn &in, bool advance) {
     d.fenced = static_cast<uint16_t>(fenced);
     d.bind_wait = static_cast<uint16_t>(bind_wait);
     d.rd_hold = static_cast<uint16_t>(rd_hold);
+    d.rnr_wait = static_cast<uint16_t>(rnr_wait);
+    d.retry_due = static_cast<uint16_t>(retry_due);
 }
 
 void SchedHarness::edge() {
@@ -107,6 +111,8 @@ SchedOut SchedHarness::read_and_check(const SchedIn &in, const char *when) {
     got.pick_q = d.pick_q;
     got.bind_any = d.bind_any;
     got.bind_q = d.bind_q;
+    got.retry_any = d.retry_any;
+    got.retry_q = d.retry_q;
     got.flush_any = d.flush_any;
     got.flush_q = d.flush_q;
     got.rd_at_limit = d.rd_at_limit;
@@ -118,6 +124,9 @@ SchedOut SchedHarness::read_and_check(const SchedIn &in, const char *when) {
     CHECK_EQ(got.bind_any, want.bind_any);
     if (want.bind_any)
         CHECK_EQ(got.bind_q, want.bind_q);
+    CHECK_EQ(got.retry_any, want.retry_any);
+    if (want.retry_any)
+        CHECK_EQ(got.retry_q, want.retry_q);
     CHECK_EQ(got.flush_any, want.flush_any);
     if (want.flush_any)
         CHECK_EQ(got.flush_q, want.flush_q);
@@ -125,21 +134,24 @@ SchedOut SchedHarness::read_and_check(const SchedIn &in, const char *when) {
     if (rnic_check_failures() != failures && ++reports_ <= kMaxReports) {
         std::fprintf(stderr,
                      "[sq_scheduler cycle %llu %s, seed 0x%llx] pointer %u, mutant %u, cur %u (%u READs in flight, "
-                     "limit %u); unit: pick %u/%u bind %u/%u flush %u/%u at_limit %u; model: pick %u/%u bind %u/%u "
-                     "flush %u/%u at_limit %u\n",
+                     "limit %u); unit: pick %u/%u bind %u/%u retry %u/%u flush %u/%u at_limit %u; model: pick %u/%u "
+                     "bind %u/%u retry %u/%u flush %u/%u at_limit %u\n",
                      static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
                      model_.rr(), in.mutant, in.cur, SchedModel::reads_in_flight(in.qp[in.cur % kNumQp]),
                      SchedModel::rd_limit(in.qp[in.cur % kNumQp].flags), got.pick_any, got.pick_q, got.bind_any,
-                     got.bind_q, got.flush_any, got.flush_q, got.rd_at_limit, want.pick_any, want.pick_q,
-                     want.bind_any, want.bind_q, want.flush_any, want.flush_q, want.rd_at_limit);
+                     got.bind_q, got.retry_any, got.retry_q, got.flush_any, got.flush_q, got.rd_at_limit,
+                     want.pick_any, want.pick_q, want.bind_any, want.bind_q, want.retry_any, want.retry_q,
+                     want.flush_any, want.flush_q, want.rd_at_limit);
         for (unsigned i = 0; i < kNumQp; i++) {
             const QpCtx &q = in.qp[i];
             std::fprintf(stderr,
-                         "  qp %2u: state %u fenced %d bind_wait %d rd_hold %d hold_done %u sq pi %u ci %u done %u "
-                         "rq pi %u ci %u flags 0x%02x oldest op %u -> ready %d bind %d flush %d\n",
-                         i, q.state, q.fenced, q.bind_wait, q.rd_hold, q.hold_done, q.sq_pi, q.sq_ci, q.done,
-                         q.rq_pi, q.rq_ci, q.flags, q.op[q.done % kMaxRd], SchedModel::ready(q, in.mutant),
-                         SchedModel::bind_due(q), SchedModel::has_flush(q));
+                         "  qp %2u: state %u fenced %d bind_wait %d rd_hold %d rnr_wait %d retry_due %d hold_done %u "
+                         "sq pi %u ci %u done %u rq pi %u ci %u flags 0x%02x oldest op %u -> ready %d bind %d "
+                         "retry %d flush %d\n",
+                         i, q.state, q.fenced, q.bind_wait, q.rd_hold, q.rnr_wait, q.retry_due, q.hold_done, q.sq_pi,
+                         q.sq_ci, q.done, q.rq_pi, q.rq_ci, q.flags, q.op[q.done % kMaxRd],
+                         SchedModel::ready(q, in.mutant), SchedModel::bind_due(q), SchedModel::retry(q),
+                         SchedModel::has_flush(q));
         }
     }
     return got;
@@ -167,6 +179,10 @@ SchedOut SchedHarness::cycle(const SchedIn &in) {
         ++stats_.pick_cycles;
     if (want.bind_any)
         ++stats_.bind_cycles;
+    if (want.retry_any)
+        ++stats_.retry_cycles;
+    if (want.retry_any && want.pick_any && want.retry_q != want.pick_q)
+        ++stats_.retry_and_pick;
     if (want.flush_any)
         ++stats_.flush_cycles;
     ++(want.rd_at_limit ? stats_.at_limit : stats_.under_limit);
@@ -177,6 +193,11 @@ SchedOut SchedHarness::cycle(const SchedIn &in) {
             ++stats_.mutant_lifted;
         if (want.pick_q < model_.rr())
             ++stats_.wrapped_picks;
+        for (const QpCtx &q : in.qp) {
+            QpCtx free = q;
+            free.rnr_wait = false;
+            stats_.rnr_skipped += q.rnr_wait && SchedModel::ready(free, in.mutant);
+        }
         // Fairness, as the bench sees it: a QP ready at this pick and not
         // picked has waited one more pick.
         for (unsigned i = 0; i < kNumQp; i++) {

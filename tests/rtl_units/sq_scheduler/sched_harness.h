@@ -1,9 +1,9 @@
 // Runs the Verilated rnic_sq_scheduler beside the model of its rules
 // (sched_model.h), one clock cycle at a time. In every cycle every output
 // is compared with the model twice: before the edge, and after it with the
-// same inputs (the pointer may have moved): pick_any, bind_any, flush_any
-// and rd_at_limit always, pick_q / bind_q / flush_q whenever their *_any is
-// high (without it the engine does not read them).
+// same inputs (the pointer may have moved): pick_any, bind_any, retry_any,
+// flush_any and rd_at_limit always, pick_q / bind_q / retry_q / flush_q
+// whenever their *_any is high (without it the engine does not read them).
 //
 // The bench is the engine: it raises advance only in a cycle with a pick
 // (the engine's condition includes pick_any; the harness refuses
@@ -23,7 +23,9 @@
 struct SchedStats {
     uint64_t cycles = 0;
     uint64_t advances = 0;
-    uint64_t pick_cycles = 0, bind_cycles = 0, flush_cycles = 0;
+    uint64_t pick_cycles = 0, bind_cycles = 0, retry_cycles = 0, flush_cycles = 0;
+    uint64_t retry_and_pick = 0;     // cycles with a retry due and a pick, of different QPs
+    uint64_t rnr_skipped = 0;        // picks with an RTS QP with work passed over for rnr_wait alone
     uint64_t at_limit = 0, under_limit = 0;
     uint64_t mutant_lifted = 0;      // picks of a QP whose bind_wait the mutant ignored
     uint64_t wrapped_picks = 0;      // picks below the pointer (the search wrapped)

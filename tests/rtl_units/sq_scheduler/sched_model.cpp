@@ -13,12 +13,16 @@ bool SchedModel::ready(const QpCtx &q, unsigned mutant) {
         return false;
     if (q.bind_wait && mutant != RNIC_MUTANT_NO_BIND_FENCE)
         return false;
+    if (q.rnr_wait)   // an RNR NAK's delay: the retry, not a new WQE, comes next
+        return false;
     return true;
 }
 
 bool SchedModel::bind_due(const QpCtx &q) {
     return q.state == RNIC_QP_STATE_RTS && in_flight(q) != 0 && q.op[q.done % kMaxRd] == RNIC_OP_BIND;
 }
+
+bool SchedModel::retry(const QpCtx &q) { return q.state == RNIC_QP_STATE_RTS && q.retry_due; }
 
 bool SchedModel::has_flush(const QpCtx &q) {
     return q.state == RNIC_QP_STATE_ERROR && (in_flight(q) != 0 || q.sq_ci != q.sq_pi || q.rq_ci != q.rq_pi);
@@ -53,6 +57,10 @@ SchedOut SchedModel::eval(const SchedIn &in) const {
         if (!o.bind_any && bind_due(in.qp[q])) {
             o.bind_any = true;
             o.bind_q = q;
+        }
+        if (!o.retry_any && retry(in.qp[q])) {
+            o.retry_any = true;
+            o.retry_q = q;
         }
         if (!o.flush_any && has_flush(in.qp[q])) {
             o.flush_any = true;

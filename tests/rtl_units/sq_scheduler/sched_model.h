@@ -8,15 +8,23 @@
 //              READ over the READ limit waiting for the oldest to complete
 //              (rd_hold while done is still hold_done); and no BIND in
 //              flight is uncommitted (bind_wait) -- the bind fence, which
-//              the mutant NO_BIND_FENCE, and only it, lifts;
+//              the mutant NO_BIND_FENCE, and only it, lifts; and it is not
+//              waiting out an RNR NAK's delay (rnr_wait; no mutant lifts
+//              that). A retransmission due is none of these: a QP can be
+//              ready and due at once (the engine takes the retry first);
 //   bind due   the QP is in RTS and its oldest WQE in flight is a BIND (the
 //              opcode in slot done mod MAX_RD_ATOMIC);
+//   retry      the QP is in RTS and its retransmission is due (retry_due,
+//              from rnic_ack_timer); the header names nothing else, so
+//              nothing that holds a pick holds it (fences, READ holds,
+//              nothing posted, rnr_wait: an RNR delay that has passed is
+//              what makes a QP still in rnr_wait due), nor the mutant;
 //   has flush  the QP is in ERROR and still has WQEs in flight or posted,
 //              or receive WQEs posted (rq_ci != rq_pi).
-// Each kind is found round-robin: the first QP with it in the order rr,
-// rr + 1, ... (mod NUM_QP), where rr is the QP after the last one picked
-// for a new WQE: it moves to pick_q + 1 when the engine takes a pick
-// (advance), and only then; it is 0 after reset.
+// Each kind (pick, bind, retry, flush) is found round-robin: the first QP
+// with it in the order rr, rr + 1, ... (mod NUM_QP), where rr is the QP
+// after the last one picked for a new WQE: it moves to pick_q + 1 when the
+// engine takes a pick (advance), and only then; it is 0 after reset.
 // The READ limit of cur: QP_FLAGS.MAX_RD, 0 meaning 1, above MAX_RD_ATOMIC
 // meaning MAX_RD_ATOMIC; rd_at_limit when the READs among cur's WQEs in
 // flight number at least that.
@@ -36,6 +44,8 @@ struct QpCtx {
     bool fenced = false;
     bool bind_wait = false;
     bool rd_hold = false;
+    bool rnr_wait = false;             // waiting out an RNR NAK's delay
+    bool retry_due = false;            // its retransmission is due (rnic_ack_timer)
     uint16_t hold_done = 0;
     uint16_t sq_pi = 0, sq_ci = 0, done = 0;
     uint16_t rq_pi = 0, rq_ci = 0;
@@ -51,8 +61,8 @@ struct SchedIn {
 };
 
 struct SchedOut {
-    bool pick_any = false, bind_any = false, flush_any = false;
-    unsigned pick_q = 0, bind_q = 0, flush_q = 0;   // meaningful with their *_any
+    bool pick_any = false, bind_any = false, retry_any = false, flush_any = false;
+    unsigned pick_q = 0, bind_q = 0, retry_q = 0, flush_q = 0;   // meaningful with their *_any
     bool rd_at_limit = false;
 };
 
@@ -67,6 +77,7 @@ public:
     static uint16_t in_flight(const QpCtx &q) { return static_cast<uint16_t>(q.sq_ci - q.done); }
     static bool ready(const QpCtx &q, unsigned mutant);
     static bool bind_due(const QpCtx &q);
+    static bool retry(const QpCtx &q);
     static bool has_flush(const QpCtx &q);
     static unsigned rd_limit(uint8_t flags);
     static unsigned reads_in_flight(const QpCtx &q);

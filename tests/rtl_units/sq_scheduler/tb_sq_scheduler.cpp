@@ -13,9 +13,10 @@
 //   ready_conditions   a QP that can start a WQE is picked, for each QP and
 //                      pointer; each condition of `ready` alone blocks the
 //                      pick (RESET / INIT / ERROR, fenced, nothing posted,
-//                      MAX_RD_ATOMIC in flight, READ hold, uncommitted BIND),
-//                      and their near misses do not (MAX_RD_ATOMIC - 1 in
-//                      flight, a READ hold whose oldest has completed)
+//                      MAX_RD_ATOMIC in flight, READ hold, uncommitted BIND,
+//                      RNR wait), and their near misses do not
+//                      (MAX_RD_ATOMIC - 1 in flight, a READ hold whose
+//                      oldest has completed, a retransmission due)
 //   bind_fence_mutant  MUTANT_NO_BIND_FENCE lifts the BIND condition and no
 //                      other; every other mutant value leaves it; BINDs and
 //                      flushes are the same under it
@@ -37,10 +38,21 @@
 //                      MAX_RD_ATOMIC) and 0..8 READs in flight among other
 //                      WQEs, the window at every slot and across 2^16;
 //                      stale READs, other QPs and other flag bits ignored
+//   rnr_wait           a QP in rnr_wait is not picked, under every mutant
+//                      value; a ready QP behind it is; the wait over, it is
+//                      picked again from the same pointer; a BIND due, a
+//                      retry due, a flush and rd_at_limit ignore it; QPs
+//                      toggling in and out: no waiting QP ever picked
+//   retry_due          retry_any / retry_q: due only in RTS; not held by
+//                      any pick condition nor the mutant; round-robin from
+//                      every pointer over random due sets, by hand; named
+//                      cases (pointer 6 -> 9, a pick moves it, wrap 15 -> 0,
+//                      reset); a due QP hides no bind, pick or flush
 //   random_run         250,000 cycles of an engine at random: posts,
-//                      starts, completions, fences, READ holds, BINDs,
-//                      errors and flushes, the mutant on and off; the figures
-//                      at the end say every rule was exercised
+//                      starts, completions, fences, READ holds, BINDs, RNR
+//                      waits, retries due and taken, errors and flushes, the
+//                      mutant on and off; the figures at the end say every
+//                      rule was exercised
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cstdio>
@@ -70,6 +82,8 @@ QpCtx quiet_qp(Rng &r) {
     q.fenced = r.percent(50);
     q.bind_wait = r.percent(50);
     q.rd_hold = r.percent(50);
+    q.rnr_wait = r.percent(50);
+    q.retry_due = r.percent(50);
     q.hold_done = static_cast<uint16_t>(r.u32());
     q.done = static_cast<uint16_t>(r.u32());
     q.sq_ci = static_cast<uint16_t>(q.done + r.range(0, kMaxRd));
@@ -144,6 +158,7 @@ const std::vector<Block> &blocks() {
              q.hold_done = q.done;
          }},
         {"uncommitted BIND", true, [](QpCtx &q, Rng &) { q.bind_wait = true; }},
+        {"RNR wait", false, [](QpCtx &q, Rng &) { q.rnr_wait = true; }},
     };
     return b;
 }
@@ -176,6 +191,7 @@ const std::vector<Block> &near_misses() {
          }},
         {"ALLOW_* flags, MAX_RD 0", false, [](QpCtx &q, Rng &) { q.flags = 0x03; }},
         {"receive ring full", false, [](QpCtx &q, Rng &) { q.rq_pi = static_cast<uint16_t>(q.rq_ci + 0x8000); }},
+        {"retransmission due", false, [](QpCtx &q, Rng &) { q.retry_due = true; }},
     };
     return b;
 }
@@ -606,6 +622,273 @@ UNIT_TEST(read_limit) {
     }
 }
 
+// rnr_wait holds a QP's next WQE and nothing else: an RTS QP waiting out an
+// RNR NAK's delay is not picked (whatever the mutant) and a ready QP behind
+// it is; the wait over, it is picked again, from the same pointer. A BIND
+// due, a retransmission due, a flush and rd_at_limit do not see it, and
+// with QPs going in and out of the wait no waiting QP is ever picked.
+UNIT_TEST(rnr_wait) {
+    SchedHarness h(seed(0x5D08));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (unsigned p : {0u, q, (q + 1) % kNumQp, r.range(0, kNumQp - 1)}) {
+            point_at(h, p);
+            SchedIn in = quiet_in(r);
+            in.qp[q] = ready_qp(r);
+            in.qp[q].rnr_wait = true;
+            for (unsigned m = 0; m < 16; m++) {   // no mutant lifts it
+                in.mutant = m;
+                const SchedOut o = h.cycle(in);
+                if (o.pick_any)
+                    std::fprintf(stderr, "qp %u picked in rnr_wait, mutant %u\n", q, m);
+                CHECK(!o.pick_any);
+            }
+            in.mutant = RNIC_MUTANT_NONE;
+            // A ready QP behind it is picked in its place; both waiting: none.
+            const unsigned other = (q + 1 + r.range(0, kNumQp - 2)) % kNumQp;
+            SchedIn two = in;
+            two.qp[other] = ready_qp(r);
+            SchedOut o = h.cycle(two);
+            CHECK(o.pick_any);
+            CHECK_EQ(o.pick_q, other);
+            two.qp[other].rnr_wait = true;
+            CHECK(!h.cycle(two).pick_any);
+            // The wait over: picked again; no pick was taken, the pointer is p.
+            SchedIn back = in;
+            back.qp[q].rnr_wait = false;
+            o = h.cycle(back);
+            CHECK(o.pick_any);
+            CHECK_EQ(o.pick_q, q);
+            CHECK_EQ(h.model().rr(), p);
+        }
+        // It holds no other kind of work.
+        SchedIn in = quiet_in(r);
+        in.qp[q] = bind_qp(r, r.range(1, kMaxRd));
+        in.qp[q].rnr_wait = true;
+        SchedOut o = h.cycle(in);
+        CHECK(o.bind_any);
+        CHECK_EQ(o.bind_q, q);
+        CHECK(!o.pick_any);
+        in.qp[q] = ready_qp(r);
+        in_flight(in.qp[q], r.range(1, kMaxRd - 1), r);
+        in.qp[q].rnr_wait = true;
+        in.qp[q].retry_due = true;   // the delay has passed: the retry is due, the wait not yet over
+        o = h.cycle(in);
+        CHECK(o.retry_any);
+        CHECK_EQ(o.retry_q, q);
+        CHECK(!o.pick_any);
+        in.qp[q] = drained_error_qp(r);
+        in.qp[q].sq_pi = static_cast<uint16_t>(in.qp[q].sq_ci + 1);
+        in.qp[q].rnr_wait = true;
+        o = h.cycle(in);
+        CHECK(o.flush_any);
+        CHECK_EQ(o.flush_q, q);
+        // cur's READs against its limit (MAX_RD 0: one): the same in the wait.
+        in.qp[q] = ready_qp(r);
+        in.qp[q].flags &= static_cast<uint8_t>(~RNIC_QP_FLAGS_MAX_RD_MASK);
+        in_flight(in.qp[q], 2, r);
+        in.qp[q].op[in.qp[q].done % kMaxRd] = RNIC_OP_RDMA_READ;
+        in.cur = q;
+        for (bool w : {false, true}) {
+            in.qp[q].rnr_wait = w;
+            CHECK(h.cycle(in).rd_at_limit);
+        }
+    }
+    // Every QP ready, each going in and out of the wait: a waiting QP is
+    // never picked, every QP is picked, and fairness holds (the harness).
+    SchedIn all;
+    for (QpCtx &q : all.qp) q = ready_qp(r);
+    unsigned picked[kNumQp] = {};
+    for (unsigned i = 0; i < 5000 && !unit_stop(failures); i++) {
+        for (QpCtx &q : all.qp)
+            if (r.percent(20))
+                q.rnr_wait = !q.rnr_wait;
+        all.advance = h.model().eval(all).pick_any;
+        const SchedOut o = h.cycle(all);
+        if (o.pick_any) {
+            CHECK(!all.qp[o.pick_q].rnr_wait);
+            picked[o.pick_q]++;
+        }
+    }
+    for (unsigned q = 0; q < kNumQp; q++) CHECK(picked[q] > 100);
+    CHECK(h.stats().rnr_skipped > 1000);
+}
+
+// retry_any / retry_q: an RTS QP whose retransmission is due, found
+// round-robin from the pointer like the other kinds. Only RTS counts;
+// nothing that holds a pick holds it, nor does the mutant; a retry taken
+// moves no pointer; it hides no other kind of work.
+UNIT_TEST(retry_due) {
+    SchedHarness h(seed(0x5D09));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // A QP that can be due but gives no pick (nothing posted): the pointer
+    // stays where the test puts it.
+    auto due_qp = [&r](bool due) {
+        QpCtx q = ready_qp(r);
+        in_flight(q, r.range(0, kMaxRd), r);
+        q.sq_pi = q.sq_ci;
+        q.retry_due = due;
+        return q;
+    };
+    auto no_retries = [](SchedIn &in) {
+        for (QpCtx &q : in.qp) q.retry_due = false;
+    };
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        // Each state: due only in RTS.
+        for (unsigned s : {RNIC_QP_STATE_RESET, RNIC_QP_STATE_INIT, kRts, kErr}) {
+            SchedIn in = quiet_in(r);   // the quiet QPs are due at random, never in RTS
+            in.qp[q] = r.percent(50) ? ready_qp(r) : bind_qp(r, r.range(1, kMaxRd));
+            in.qp[q].state = s;
+            in.qp[q].retry_due = true;
+            SchedOut o = h.cycle(in);
+            if (o.retry_any != (s == kRts))
+                std::fprintf(stderr, "qp %u due in state %u: retry_any %d\n", q, s, o.retry_any);
+            CHECK_EQ(o.retry_any, s == kRts);
+            if (o.retry_any)
+                CHECK_EQ(o.retry_q, q);
+            in.qp[q].retry_due = false;
+            CHECK(!h.cycle(in).retry_any);
+        }
+        // Whatever holds a pick (but the states), under any mutant.
+        for (const Block &b : blocks()) {
+            SchedIn in = quiet_in(r);
+            in.mutant = r.range(0, 15);
+            in.qp[q] = ready_qp(r);
+            b.apply(in.qp[q], r);
+            in.qp[q].retry_due = true;
+            const SchedOut o = h.cycle(in);
+            const bool rts = in.qp[q].state == kRts;
+            if (o.retry_any != rts)
+                std::fprintf(stderr, "qp %u due with %s: retry_any %d\n", q, b.name, o.retry_any);
+            CHECK_EQ(o.retry_any, rts);
+            if (rts)
+                CHECK_EQ(o.retry_q, q);
+        }
+        // Nothing in flight or posted: still due (the timer says so).
+        SchedIn in = quiet_in(r);
+        in.qp[q] = ready_qp(r);
+        in.qp[q].sq_pi = in.qp[q].sq_ci;
+        in.qp[q].retry_due = true;
+        SchedOut o = h.cycle(in);
+        CHECK(o.retry_any);
+        CHECK_EQ(o.retry_q, q);
+        // Due and ready at once: both name it.
+        in.qp[q] = ready_qp(r);
+        in.qp[q].retry_due = true;
+        o = h.cycle(in);
+        CHECK(o.pick_any && o.retry_any);
+        CHECK_EQ(o.pick_q, q);
+        CHECK_EQ(o.retry_q, q);
+    }
+
+    // Round-robin, every pointer, random sets of due QPs (some not in RTS):
+    // the first due RTS QP at or after the pointer, by hand.
+    for (unsigned p = 0; p < kNumQp && !unit_stop(failures); p++) {
+        point_at(h, p);
+        for (int i = 0; i < 40; i++) {
+            SchedIn in = quiet_in(r);
+            const uint32_t due = r.u32() & r.u32(), rts = r.u32();   // a few due, often not the first
+            for (unsigned q = 0; q < kNumQp; q++) {
+                if ((rts >> q) & 1)
+                    in.qp[q] = due_qp(false);
+                in.qp[q].retry_due = (due >> q) & 1;
+            }
+            int want = -1;
+            for (unsigned k = 0; k < kNumQp && want < 0; k++) {
+                const unsigned q = (p + k) % kNumQp;
+                if ((due >> q) & (rts >> q) & 1)
+                    want = static_cast<int>(q);
+            }
+            const SchedOut o = h.cycle(in);
+            CHECK_EQ(o.retry_any, want >= 0);
+            if (want >= 0)
+                CHECK_EQ(o.retry_q, static_cast<unsigned>(want));
+            CHECK_EQ(h.model().rr(), p);   // no pick taken: the pointer stays
+        }
+    }
+
+    // Named: pointer at 6, QPs 2 and 9 due: 9, as long as no pick is taken.
+    point_at(h, 6);
+    SchedIn rr = quiet_in(r);
+    no_retries(rr);
+    rr.qp[2] = due_qp(true);
+    rr.qp[9] = due_qp(true);
+    for (int i = 0; i < 3; i++) {
+        const SchedOut o = h.cycle(rr);
+        CHECK(o.retry_any);
+        CHECK_EQ(o.retry_q, 9);
+    }
+    // A pick of 9 taken: the pointer at 10, the search wraps to 2.
+    rr.qp[9].sq_pi = static_cast<uint16_t>(rr.qp[9].sq_ci + 1);
+    if (SchedModel::in_flight(rr.qp[9]) >= kMaxRd)
+        rr.qp[9].done++;
+    rr.advance = true;
+    SchedOut o = h.cycle(rr);
+    CHECK_EQ(o.pick_q, 9);
+    CHECK_EQ(o.retry_q, 9);
+    CHECK_EQ(h.model().rr(), 10);
+    rr.advance = false;
+    rr.qp[9].sq_pi = rr.qp[9].sq_ci;
+    CHECK_EQ(h.cycle(rr).retry_q, 2);
+    // The pointer on a due QP: that one first; just past it: the next.
+    point_at(h, 2);
+    CHECK_EQ(h.cycle(rr).retry_q, 2);
+    point_at(h, 3);
+    CHECK_EQ(h.cycle(rr).retry_q, 9);
+    point_at(h, 10);
+    CHECK_EQ(h.cycle(rr).retry_q, 2);
+    // A pick of 15: the pointer wraps to 0; QP 0 due is first, then 2.
+    rr.qp[15] = ready_qp(r);
+    rr.advance = true;
+    CHECK_EQ(h.cycle(rr).pick_q, 15);
+    CHECK_EQ(h.model().rr(), 0);
+    rr.advance = false;
+    rr.qp[15] = due_qp(false);
+    CHECK_EQ(h.cycle(rr).retry_q, 2);
+    rr.qp[0] = due_qp(true);
+    CHECK_EQ(h.cycle(rr).retry_q, 0);
+    // Reset: the pointer back to 0.
+    point_at(h, 5);
+    CHECK_EQ(h.cycle(rr).retry_q, 9);
+    h.reset();
+    CHECK_EQ(h.cycle(rr).retry_q, 0);
+
+    // Retries hide no other kind: a BIND due, a pick and a flush of other
+    // QPs beside a due one, each found as without it.
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        SchedIn in = quiet_in(r);
+        no_retries(in);
+        unsigned qs[4];
+        for (unsigned j = 0; j < 4; j++) {
+            bool again;
+            do {
+                qs[j] = r.range(0, kNumQp - 1);
+                again = false;
+                for (unsigned k = 0; k < j; k++) again |= qs[k] == qs[j];
+            } while (again);
+        }
+        in.qp[qs[0]] = due_qp(true);
+        in.qp[qs[1]] = bind_qp(r, r.range(1, kMaxRd - 1));
+        in.qp[qs[1]].bind_wait = true;   // no pick of it
+        in.qp[qs[2]] = ready_qp(r);
+        in.qp[qs[3]] = drained_error_qp(r);
+        in.qp[qs[3]].rq_pi = static_cast<uint16_t>(in.qp[qs[3]].rq_ci + 1);
+        in.mutant = RNIC_MUTANT_NONE;
+        o = h.cycle(in);
+        CHECK(o.retry_any && o.bind_any && o.pick_any && o.flush_any);
+        CHECK_EQ(o.retry_q, qs[0]);
+        CHECK_EQ(o.bind_q, qs[1]);
+        CHECK_EQ(o.pick_q, qs[2]);
+        CHECK_EQ(o.flush_q, qs[3]);
+        // And a retry taken (no advance) moves nothing: the same again.
+        const SchedOut again = h.cycle(in);
+        CHECK_EQ(again.retry_q, qs[0]);
+        CHECK_EQ(again.pick_q, qs[2]);
+    }
+}
+
 // An engine at random, every output against the model every cycle.
 UNIT_TEST(random_run) {
     SchedHarness h(seed(0x5C4ED));
@@ -680,19 +963,31 @@ UNIT_TEST(random_run) {
                 if (q.state != kRts && !SchedModel::has_flush(q) && r.percent(50))
                     q.state = kRts;
                 break;
+            case 15:   // an RNR NAK: the QP waits out its delay
+                if (fl && r.percent(50))
+                    q.rnr_wait = true;
+                break;
+            case 16: case 17:   // the timer: a timeout, or an RNR delay over
+                if (q.rnr_wait || fl)
+                    q.retry_due = r.percent(q.rnr_wait ? 90 : 40);
+                else if (r.percent(5))
+                    q.retry_due = true;   // stale: the engine will find nothing in flight
+                break;
             default: break;
             }
         }
         in.cur = r.percent(70) ? last_pick : r.range(0, kNumQp - 1);
 
-        // The engine: a BIND to commit, a pick or a flush (the real one takes
-        // them in that order; the unit does not care which is taken).
+        // The engine: a BIND to commit, a retry, a pick or a flush (the real
+        // one takes them in that order; the unit does not care which is taken).
         const SchedOut want = h.model().eval(in);
         in.advance = false;
         int act = -1;
         const unsigned roll = r.range(0, 99);
-        if (want.bind_any && roll < 30)
+        if (want.bind_any && roll < 25)
             act = 0;
+        else if (want.retry_any && roll < 40)
+            act = 3;
         else if (want.pick_any && roll < 75)
             act = 1;
         else if (want.flush_any && roll < 90)
@@ -703,13 +998,15 @@ UNIT_TEST(random_run) {
         for (const QpCtx &q : in.qp) {
             if (q.state != kRts || q.sq_ci == q.sq_pi)
                 continue;
-            const bool b[4] = {q.fenced, SchedModel::in_flight(q) >= kMaxRd, q.rd_hold && q.done == q.hold_done,
-                               q.bind_wait};
-            const int nb = b[0] + b[1] + b[2] + b[3];
+            const bool b[5] = {q.fenced, SchedModel::in_flight(q) >= kMaxRd, q.rd_hold && q.done == q.hold_done,
+                               q.bind_wait, q.rnr_wait};
+            const int nb = b[0] + b[1] + b[2] + b[3] + b[4];
             if (nb == 1)
-                for (int i = 0; i < 4; i++) only[i] += b[i];
+                for (int i = 0; i < 5; i++) only[i] += b[i];
             if (nb == 1 && b[3] && in.mutant == kMutFence)
-                only[4]++;
+                only[5]++;
+            if (nb == 1 && b[4] && in.mutant == kMutFence)
+                only[6]++;
         }
         ++rd_limit_seen[SchedModel::reads_in_flight(in.qp[in.cur]) > kMaxRd ? kMaxRd
                                                                            : SchedModel::reads_in_flight(in.qp[in.cur])];
@@ -733,6 +1030,13 @@ UNIT_TEST(random_run) {
                 q.bind_wait = true;
             if (r.percent(10))
                 q.fenced = true;   // the next one carries a fence
+        } else if (act == 3) {   // the retry: resend from the oldest (or fail it), the wait over
+            QpCtx &q = in.qp[want.retry_q];
+            q.retry_due = false;
+            q.rnr_wait = false;
+            if (q.done != q.sq_ci && r.percent(20)) {   // no retries left: the oldest fails, the QP errs
+                q.state = kErr;
+            }
         } else if (act == 2) {   // flush one WQE or receive
             QpCtx &q = in.qp[want.flush_q];
             if (q.done != q.sq_ci)
@@ -749,17 +1053,21 @@ UNIT_TEST(random_run) {
     }
     const SchedStats &s = h.stats();
     std::printf("random_run: %llu cycles; %llu picks taken (%llu wrapping past QP 15, %llu lifted by the mutant), "
-                "a ready QP waited at most %u picks; cycles with a pick %llu, a BIND due %llu, a flush %llu; "
-                "rd_at_limit %llu high / %llu low; blocked by one condition alone: fenced %llu, MAX_RD_ATOMIC %llu, "
-                "READ hold %llu, BIND %llu (%llu under the mutant); %llu resets\n",
+                "a ready QP waited at most %u picks; cycles with a pick %llu, a BIND due %llu, a retry due %llu "
+                "(%llu beside a pick of another QP), a flush %llu; rd_at_limit %llu high / %llu low; blocked by one "
+                "condition alone: fenced %llu, MAX_RD_ATOMIC %llu, READ hold %llu, BIND %llu (%llu under the "
+                "mutant), RNR wait %llu (%llu under the mutant); %llu picks passing a QP in RNR wait; %llu resets\n",
                 static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.advances),
                 static_cast<unsigned long long>(s.wrapped_picks), static_cast<unsigned long long>(s.mutant_lifted),
                 s.max_passed, static_cast<unsigned long long>(s.pick_cycles),
-                static_cast<unsigned long long>(s.bind_cycles), static_cast<unsigned long long>(s.flush_cycles),
+                static_cast<unsigned long long>(s.bind_cycles), static_cast<unsigned long long>(s.retry_cycles),
+                static_cast<unsigned long long>(s.retry_and_pick), static_cast<unsigned long long>(s.flush_cycles),
                 static_cast<unsigned long long>(s.at_limit), static_cast<unsigned long long>(s.under_limit),
                 static_cast<unsigned long long>(only[0]), static_cast<unsigned long long>(only[1]),
                 static_cast<unsigned long long>(only[2]), static_cast<unsigned long long>(only[3]),
-                static_cast<unsigned long long>(only[4]), static_cast<unsigned long long>(s.resets));
+                static_cast<unsigned long long>(only[5]), static_cast<unsigned long long>(only[4]),
+                static_cast<unsigned long long>(only[6]), static_cast<unsigned long long>(s.rnr_skipped),
+                static_cast<unsigned long long>(s.resets));
     std::printf("random_run: cur's READs in flight 0..8:");
     for (uint64_t n : rd_limit_seen) std::printf(" %llu", static_cast<unsigned long long>(n));
     std::printf("\n");
@@ -768,10 +1076,13 @@ UNIT_TEST(random_run) {
     CHECK(s.wrapped_picks > 1000);
     CHECK(s.mutant_lifted > 100);
     CHECK(s.bind_cycles > 5000);
+    CHECK(s.retry_cycles > 5000);
+    CHECK(s.retry_and_pick > 1000);
+    CHECK(s.rnr_skipped > 1000);
     CHECK(s.flush_cycles > 5000);
     CHECK(s.at_limit > 10000);
     CHECK(s.under_limit > 10000);
-    for (int i = 0; i < 5; i++) CHECK(only[i] > 1000);
+    for (int i = 0; i < 7; i++) CHECK(only[i] > 1000);
     for (unsigned n = 0; n <= kMaxRd; n++) CHECK(rd_limit_seen[n] > 100);
     CHECK(s.resets > 5);
 }

@@ -5,8 +5,10 @@
 //
 // Two writers, in this order of priority: the job (one QP per cycle, a write
 // enable per field) over the QP commands (INIT clears a QP's state for a new
-// connection, RTS sets its starting PSNs and retry counts, RESET drops its
-// fence holds). Only
+// connection: indices, holds, the RNR wait, a resend under way, a sequence
+// NAK's silence; RTS sets its starting PSNs, acked_psn to its first send PSN,
+// and its retry counts from QP_TIMERS; RESET drops its fence holds). Reset
+// clears the holds and flags; counts and PSNs wait for INIT and RTS. Only
 // the fields a job names change, so a command and a job on one QP in one
 // cycle each keep what the other does not write.
 //

@@ -119,9 +119,9 @@ static void watchdog_stop(void)
 
 /* ------------------------------------------------------------ options */
 
-static void usage(const char *argv0)
+static void usage(const char *argv0, int status)
 {
-    fprintf(stderr,
+    fprintf(status ? stderr : stdout,
             "usage: %s [--seed N] [--transfers N] [--faults none|drop|dup|reorder|corrupt|delay|mix] [--loss P]\n"
             "          [--pairs 1..%d] [--depth 1..%d] [--max-len BYTES] [--ack-timeout 0..31] [--retry-cnt 0..7]\n"
             "          [--rnr-retry 0..7] [--timeout-us US] [--flow both|one-way] [--max-hangs N (0: no limit)]\n"
@@ -134,7 +134,7 @@ static void usage(const char *argv0)
             "  --inject-error N: the first RDMA WRITE or READ from transfer N on names a key the peer never\n"
             "    issued: an error completion, reported; the pair is torn down and connected again\n",
             argv0, FC_PAIRS_MAX, FC_DEPTH_MAX);
-    exit(2);
+    exit(status);
 }
 
 static uint64_t num(const char *s, uint64_t lo, uint64_t hi, const char *argv0)
@@ -142,7 +142,7 @@ static uint64_t num(const char *s, uint64_t lo, uint64_t hi, const char *argv0)
     char *end;
     const unsigned long long v = strtoull(s, &end, 0);
     if (!*s || *end || v < lo || v > hi)
-        usage(argv0);
+        usage(argv0, 2);
     return (uint64_t)v;
 }
 
@@ -150,12 +150,14 @@ static void parse(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            usage(argv[0], 0);
         if (!strcmp(a, "--trace")) {
             fc_opt.trace = true;
             continue;
         }
         if (!v)
-            usage(argv[0]);
+            usage(argv[0], 2);
         i++;
         if (!strcmp(a, "--seed"))
             fc_opt.seed = num(v, 0, UINT64_MAX, argv[0]);
@@ -185,7 +187,7 @@ static void parse(int argc, char **argv)
             fc_opt.max_hangs = num(v, 0, UINT64_MAX, argv[0]);
         else if (!strcmp(a, "--flow")) {
             if (strcmp(v, "both") && strcmp(v, "one-way"))
-                usage(argv[0]);
+                usage(argv[0], 2);
             fc_opt.one_way = !strcmp(v, "one-way");
         } else if (!strcmp(a, "--hang-seconds"))
             fc_opt.hang_seconds = (unsigned)num(v, 0, 1u << 30, argv[0]);
@@ -193,16 +195,16 @@ static void parse(int argc, char **argv)
             char *end;
             fc_opt.loss = strtod(v, &end);
             if (!*v || *end || !(fc_opt.loss >= 0.0 && fc_opt.loss <= 1.0))
-                usage(argv[0]);
+                usage(argv[0], 2);
         } else if (!strcmp(a, "--faults")) {
             int k = 0;
             while (k < FK_COUNT && strcmp(v, fc_fault_name[k]))
                 k++;
             if (k == FK_COUNT)
-                usage(argv[0]);
+                usage(argv[0], 2);
             fc_opt.faults = (enum fc_fault_kind)k;
         } else
-            usage(argv[0]);
+            usage(argv[0], 2);
     }
     if (fc_opt.faults == FK_NONE)
         fc_opt.loss = 0.0;

@@ -43,6 +43,19 @@ void fc_report_verdict(const struct fc_pair *p, const struct fc_xfer *x, const c
     printf("\n");
 }
 
+/* Counts by DAT status (16: BROKEN reported, the completion never came). */
+static void by_status(const uint64_t *n, int k)
+{
+    bool any = false;
+    for (int s = 0; s < k; s++)
+        if (n[s]) {
+            printf(" %s %" PRIu64, s == 16 ? "BROKEN-no-completion" : status_name[s], n[s]);
+            any = true;
+        }
+    if (!any)
+        printf(" none");
+}
+
 static void fault_line(unsigned nic)
 {
     struct rnic_sim_link_fault_stats f;
@@ -68,19 +81,11 @@ void fc_report_figures(void)
            fc_st.bytes_delivered);
     printf("  successes           %" PRIu64 "\n", fc_st.verdicts[V_SUCCESS]);
     printf("  error completions   %" PRIu64 " transfers; by first status:", fc_st.verdicts[V_ERROR]);
-    for (int s = 0; s < 16; s++)
-        if (fc_st.error_first[s])
-            printf(" %s %" PRIu64, status_name[s], fc_st.error_first[s]);
-    if (fc_st.error_first[16])
-        printf(" BROKEN-no-completion %" PRIu64, fc_st.error_first[16]);
+    by_status(fc_st.error_first, 17);
     printf("\n  error events        DTO:");
-    for (int s = 0; s < 16; s++)
-        if (fc_st.dto_status[s])
-            printf(" %s %" PRIu64, status_name[s], fc_st.dto_status[s]);
+    by_status(fc_st.dto_status, 16);
     printf("; bind:");
-    for (int s = 0; s < 16; s++)
-        if (fc_st.bind_status[s])
-            printf(" %s %" PRIu64, status_name[s], fc_st.bind_status[s]);
+    by_status(fc_st.bind_status, 16);
     printf("; BROKEN %" PRIu64 ", DISCONNECTED %" PRIu64 "\n", fc_st.broken_events, fc_st.disconnected_events);
     printf("  connections         %" PRIu64 " made, %" PRIu64 " torn down after a failure\n", fc_st.connections,
            fc_st.teardowns);

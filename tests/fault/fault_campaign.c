@@ -62,7 +62,12 @@ struct fc_opts fc_opt = {
     .depth = 4,
     .faults = FK_NONE,
     .loss = 0.0,
-    .ack_timeout = 4,
+    /* 4.096 us x 2^9 = 2.1 ms: a NIC runs one job at a time, and a 1 MiB
+     * message is one job of about 140,000 cycles (0.56 ms) that delays
+     * every other QP's answers; with pairs x depth of them queued, an ACK
+     * can be 2.2 M cycles late without any loss. Eight timeouts of 2.1 ms
+     * outlast that, so no retry count runs out on a clean link. */
+    .ack_timeout = 9,
     .retry_cnt = 7,
     .rnr_retry = 7,
     .timeout_us = 0,   /* 0: from the retry settings (below) */

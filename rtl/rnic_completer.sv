@@ -84,6 +84,7 @@ module rnic_completer (
   logic       more_after;        // WQEs in flight after the oldest
   logic       progress;          // the peer moved on: the retry counts start again
   logic [1:0] why;
+  logic [23:0] nak_ahead;        // a sequence NAK's PSN past the one the last named
   always_comb begin
     wq_holds_oldest = j.wq_held && !j.wq_held_recv && j.wq_held_qp == q && j.wq_held_idx == xp.done;
     parse      = j.st == rnic_pkg::S_RX_PARSE;
@@ -101,6 +102,7 @@ module rnic_completer (
     finish_status = rnic_pkg::CQE_STATUS_SUCCESS;
     progress = 1'b0;
     why = 2'(rnic_pkg::RETRY_WHY_TIMEOUT);
+    nak_ahead = 24'd0;
     unique case (j.st)
       // An ACK, a NAK or a READ response, for the oldest WQE in flight
       // (rnic_comp_check); S_ACK_MORE: the same ACK or NAK, for the next.
@@ -131,6 +133,11 @@ module rnic_completer (
             if (ack_syn.kind == rnic_pkg::AETH_KIND_NAK) begin
               xs.kick_why = 2'(rnic_pkg::RETRY_WHY_SEQ_NAK);
               xs_we.acked_psn = 1'b1; xs.acked_psn = ack_psn;
+              // The responder got further than it said last time: progress,
+              // so a long message resent piece by piece never runs out of
+              // retries while each resend moves it on.
+              nak_ahead = rnic_pkg::psn_off(ack_psn, xa.acked_psn);
+              progress  = nak_ahead != 24'd0 && !nak_ahead[23];
             end else begin
               xs.kick_why = 2'(rnic_pkg::RETRY_WHY_IMPLICIT);
             end

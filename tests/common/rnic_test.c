@@ -13,7 +13,7 @@ static rnic_dev *g_dev[2];
 void pair_reconnect(struct pair *p) {
     for (int s = 0; s < 2; s++) {
         struct rnic_qp_attr a = {64, 64, p->cq[s], p->cq[s], p->pz[s], 1,
-                                 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, NULL};
+                                 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE, p->timers};
         int rc = rnic_qp_create(p->dev[s], &a, &p->qp[s]);
         if (rc) {
             fprintf(stderr, "qp_create: %s\n", rnic_strerror(rc));

@@ -25,12 +25,18 @@ struct pair {
     uint16_t pz[2];
     rnic_cq *cq[2];
     rnic_qp *qp[2];
+    /* The QP_TIMERS both QPs get (rnic_qp_attr.timers): NULL, as pair_open
+     * leaves it, is the driver's defaults. Set it, then pair_reconnect, for
+     * a pair with other timers (a test about the platform's time may want
+     * no ACK timeout). */
+    const struct rnic_qp_timers *timers;
 };
 
-/* Opens rnic0 and rnic1 (once per process) and connects a fresh QP pair. */
+/* Opens rnic0 and rnic1 (once per process) and connects a fresh QP pair
+ * (every member zeroed first: default timers). */
 void pair_open(struct pair *p);
 void pair_close(struct pair *p);
-/* A fresh QP pair on the already open devices. */
+/* A fresh QP pair on the already open devices, with p->timers. */
 void pair_reconnect(struct pair *p);
 
 /* Posts one send-queue WR on side `s` and waits for its completion. */

@@ -353,8 +353,10 @@ void Runtime::sleep_idle(std::unique_lock<std::mutex> &lk) {
     std::vector<pollfd> p(fds.size());
     for (size_t i = 0; i < fds.size(); ++i)
         p[i] = pollfd{fds[i], POLLIN, 0};
+    // Under the lock: once it is given up, a caller's catch_up moves idle_cycle_.
+    const int ms = sleep_ms(until - idle_cycle_);
     lk.unlock();
-    (void)poll(p.data(), p.size(), sleep_ms(until - idle_cycle_));
+    (void)poll(p.data(), p.size(), ms);
     lk.lock();
     uint64_t v;
     while (read(wake_fd_, &v, sizeof(v)) > 0) {

@@ -18,7 +18,6 @@ uint32_t timers(unsigned t, unsigned retry, unsigned rnr, unsigned min_rnr) {
 
 constexpr unsigned kOpOffset = 42;    // BTH opcode in a frame (Ethernet, IPv4, UDP before it)
 constexpr unsigned kPsnOffset = 51;
-constexpr unsigned kAethOffset = 54;  // an ACK's AETH syndrome
 constexpr uint32_t kPsn0 = 0x100;     // Bench::pair: the first PSN nic0 sends
 
 unsigned op_of(const std::vector<uint8_t> &f) { return f.size() > kOpOffset ? f[kOpOffset] : 0xFFu; }

@@ -185,7 +185,7 @@ module rnic_completer (
         xs_we.kick_why = 1'b1; xs.kick_why = 2'(rnic_pkg::RETRY_WHY_TIMEOUT);
         why = x.rnr_wait ? 2'(rnic_pkg::RETRY_WHY_RNR) : x.kick_why;
         if (x.sq_ci == x.done || oldest.op == rnic_pkg::OP_BIND || mutant == rnic_pkg::MUTANT_NO_RETRANSMIT) begin
-          jn.st = rnic_pkg::S_IDLE;
+          // jn.st stays S_IDLE: nothing to resend.
         end else if (!x.rnr_wait && x.retry_left == 3'd0) begin
           finish = 1'b1;
           finish_status = rnic_pkg::CQE_STATUS_TRANSPORT;
@@ -202,9 +202,11 @@ module rnic_completer (
           jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
           jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_RETRY;
           jn.ev_qpn = 16'(j.cur);
+          // The PSN the requester's S_SQ_GO will resend from (the same
+          // rnic_pkg::resume_pkts; a_psn_sequence holds the two together).
           jn.ev_arg = {30'd0, why, 8'd0,
-                       oldest.first + rnic_pkg::resume_pkts(oldest.op == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got,
-                                                            x.acked_psn)};
+                       oldest.first + rnic_pkg::resume_pkts(oldest.op == rnic_pkg::OP_RDMA_READ, oldest.first,
+                                                            oldest.last, x.out_got, x.acked_psn)};
         end
       end
 

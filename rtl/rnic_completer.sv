@@ -194,6 +194,9 @@ module rnic_completer (
             xs_we.retry_left = 1'b1; xs.retry_left = x.retry_left - 3'd1;
           end
           xs_we.retrying = 1'b1; xs.retrying = 1'b1;
+          // The rewind covers a paused WQE too: it is sent again from the
+          // oldest on, like everything after the oldest.
+          xs_we.paused = 1'b1; xs.paused = 1'b0;
           xs_we.sq_ci = 1'b1; xs.sq_ci = x.done;
           xs_we.sq_psn = 1'b1; xs.sq_psn = oldest.first;
           xs_we.fenced = 1'b1; xs.fenced = 1'b0;

@@ -204,7 +204,7 @@ module rnic_engine #(
   logic [8*NUM_QP*rnic_pkg::MAX_RD_ATOMIC-1:0] sch_op;
   logic                       pick_any, flush_any, bind_any, retry_any, rd_at_limit;
   logic [QW-1:0]              pick_q, flush_q, bind_q, retry_q;
-  logic [NUM_QP-1:0]          sch_rnr_wait, tmr_due;
+  logic [NUM_QP-1:0]          sch_rnr_wait, sch_paused, tmr_due;
   /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the fields it needs only
   rnic_pkg::reg_qp_timers_t   cur_timers, pq_timers;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -242,7 +242,7 @@ module rnic_engine #(
     .cur, .cur_xs, .cur_oldest, .pq, .pq_xs, .pq_oldest,
     .db(db_index), .db_sq_ci, .db_rq_ci, .nxt(bind_any ? bind_q : pick_q), .nxt_sq_ci, .nxt_done,
     .all_fenced(sch_fenced), .all_bind_wait(sch_bind_wait), .all_rd_hold(sch_rd_hold), .all_rnr_wait(sch_rnr_wait),
-    .all_hold_done(sch_hold_done), .all_sq_ci(sch_sq_ci), .all_done(sch_done), .all_rq_ci(sch_rq_ci),
+    .all_paused(sch_paused), .all_hold_done(sch_hold_done), .all_sq_ci(sch_sq_ci), .all_done(sch_done), .all_rq_ci(sch_rq_ci),
     .all_op(sch_op));
 
   // The send-queue scheduler: the next QP with send work (a BIND to
@@ -250,7 +250,7 @@ module rnic_engine #(
   // whether a READ of cur must wait for the READ limit.
   rnic_sq_scheduler #(.NUM_QP(NUM_QP)) u_sched (
     .clk, .rst_n, .mutant, .state(all_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
-    .rd_hold(sch_rd_hold), .rnr_wait(sch_rnr_wait), .retry_due(tmr_due), .hold_done(sch_hold_done),
+    .rd_hold(sch_rd_hold), .rnr_wait(sch_rnr_wait), .paused(sch_paused), .retry_due(tmr_due), .hold_done(sch_hold_done),
     .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
     .rq_pi(all_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(all_flags),
     .advance(st == rnic_pkg::S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && !retry_any &&
@@ -537,7 +537,7 @@ module rnic_engine #(
   logic [31:0] go_pos;
   rnic_requester u_req (
     .mutant, .j, .jd, .x(cur_xs), .oldest(cur_oldest), .cur_scq, .wqe, .wqe_bind, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
-    .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison,
+    .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .frame_waiting(rxb_valid && !j.rxb_release),
     .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .go_pos);
 
   rnic_responder u_resp (

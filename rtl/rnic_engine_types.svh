@@ -143,7 +143,6 @@
     logic [2:0]      chk_i;           // SGE being checked
     logic [31:0]     bytes_left, total;
     logic [15:0]     pkt_i;
-    logic [QP_IDX_W+FLIGHT_IDX_W-1:0] wslot;          // in-flight slot of the WQE being sent
     // Header fields of the frame being sent.
     bth_t            tx_opcode;
     logic [7:0]      tx_syndrome;     // rnic_pkg::AETH_*, or an RNR NAK with its timer code
@@ -220,13 +219,18 @@
     // Responder: a sequence (or RNR) NAK has gone out; later packets out of
     // sequence are dropped silently until the expected PSN comes.
     logic        nak_sent;
+    // Requester: the WQE before sq_ci was paused between two of its packets
+    // (a frame was waiting; rnic_requester), pause_pkts of them sent. It is
+    // in flight, and the next pick of the QP sends the rest.
+    logic        paused;
+    logic [15:0] pause_pkts;
   } qp_xs_t;
 
   // A job's write to one QP's transport state: a write enable per field.
   typedef struct packed {
     logic sq_psn, rq_psn, msn, sq_ci, rq_ci, done, fenced, bind_wait, rd_hold, hold_done,
           out_got, wr_va, wr_left, wr_rkey, rcv_got, snd_open,
-          retry_left, rnr_left, rnr_wait, retrying, kick_why, acked_psn, nak_sent;
+          retry_left, rnr_left, rnr_wait, retrying, kick_why, acked_psn, nak_sent, paused, pause_pkts;
   } qp_xs_we_t;
 
   // A WQE in flight, at slot {qp, index mod MAX_RD_ATOMIC}.

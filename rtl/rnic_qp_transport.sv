@@ -50,13 +50,14 @@ module rnic_qp_transport #(
   output logic [15:0]               db_sq_ci,
   output logic [15:0]               db_rq_ci,
   input  logic [QW-1:0]             nxt,
-  output logic [15:0]               nxt_sq_ci,
+  output logic [15:0]               nxt_sq_ci,   // the WQE a pick of nxt fetches (a paused one again)
   output logic [15:0]               nxt_done,
 
   output logic [NUM_QP-1:0]     all_fenced,
   output logic [NUM_QP-1:0]     all_bind_wait,
   output logic [NUM_QP-1:0]     all_rd_hold,
   output logic [NUM_QP-1:0]     all_rnr_wait,
+  output logic [NUM_QP-1:0]     all_paused,
   output logic [16*NUM_QP-1:0]  all_hold_done,
   output logic [16*NUM_QP-1:0]  all_sq_ci,
   output logic [16*NUM_QP-1:0]  all_done,
@@ -86,6 +87,8 @@ module rnic_qp_transport #(
   logic [1:0]  q_kick_why [NUM_QP];
   logic [23:0] q_acked_psn [NUM_QP];
   logic        q_nak_sent [NUM_QP];
+  logic        q_paused [NUM_QP];
+  logic [15:0] q_pause_pkts [NUM_QP];
   logic [7:0]  o_op [NUM_QP*D];
   logic [23:0] o_first [NUM_QP*D];
   logic [23:0] o_last [NUM_QP*D];
@@ -118,6 +121,8 @@ module rnic_qp_transport #(
     cur_xs.kick_why  = q_kick_why[cur];  pq_xs.kick_why  = q_kick_why[pq];
     cur_xs.acked_psn = q_acked_psn[cur]; pq_xs.acked_psn = q_acked_psn[pq];
     cur_xs.nak_sent  = q_nak_sent[cur];  pq_xs.nak_sent  = q_nak_sent[pq];
+    cur_xs.paused    = q_paused[cur];    pq_xs.paused    = q_paused[pq];
+    cur_xs.pause_pkts = q_pause_pkts[cur]; pq_xs.pause_pkts = q_pause_pkts[pq];
     cur_old_slot = {cur, q_done[cur][DW-1:0]};
     pq_old_slot  = {pq, q_done[pq][DW-1:0]};
     cur_oldest.op    = o_op[cur_old_slot]; pq_oldest.op    = o_op[pq_old_slot];
@@ -126,13 +131,15 @@ module rnic_qp_transport #(
     cur_oldest.len   = o_len[cur_old_slot]; pq_oldest.len   = o_len[pq_old_slot];
     db_sq_ci   = q_sq_ci[db];
     db_rq_ci   = q_rq_ci[db];
-    nxt_sq_ci  = q_sq_ci[nxt];
+    // A paused WQE is fetched again to send its rest.
+    nxt_sq_ci  = q_sq_ci[nxt] - 16'(q_paused[nxt]);
     nxt_done   = q_done[nxt];
     for (int unsigned i = 0; i < NUM_QP; i++) begin
       all_fenced[i]              = q_fenced[i];
       all_bind_wait[i]           = q_bind_wait[i];
       all_rd_hold[i]             = q_rd_hold[i];
       all_rnr_wait[i]            = q_rnr_wait[i];
+      all_paused[i]              = q_paused[i];
       all_hold_done[16*i +: 16]  = q_hold_done[i];
       all_sq_ci[16*i +: 16]      = q_sq_ci[i];
       all_done[16*i +: 16]       = q_done[i];
@@ -151,6 +158,7 @@ module rnic_qp_transport #(
         q_rnr_wait[i] <= 1'b0;
         q_retrying[i] <= 1'b0;
         q_nak_sent[i] <= 1'b0;
+        q_paused[i] <= 1'b0;
         q_wr_left[i] <= '0;
         q_done[i] <= '0;
         q_sq_ci[i] <= '0;
@@ -175,6 +183,7 @@ module rnic_qp_transport #(
             q_retrying[cmd_sel] <= 1'b0;
             q_kick_why[cmd_sel] <= 2'(rnic_pkg::RETRY_WHY_TIMEOUT);
             q_nak_sent[cmd_sel] <= 1'b0;
+            q_paused[cmd_sel] <= 1'b0;
           end
           3'(rnic_pkg::QP_CMD_RTS): if (cmd_in_init) begin
             q_sq_psn[cmd_sel] <= cmd_sq_psn;
@@ -214,6 +223,8 @@ module rnic_qp_transport #(
       if (wr_we.kick_why)  q_kick_why[wr_qp]  <= wr_data.kick_why;
       if (wr_we.acked_psn) q_acked_psn[wr_qp] <= wr_data.acked_psn;
       if (wr_we.nak_sent)  q_nak_sent[wr_qp]  <= wr_data.nak_sent;
+      if (wr_we.paused)    q_paused[wr_qp]    <= wr_data.paused;
+      if (wr_we.pause_pkts) q_pause_pkts[wr_qp] <= wr_data.pause_pkts;
     end
   end
 

@@ -16,6 +16,16 @@
 // its QP are in flight it is held like a fenced WQE, so its error
 // completion comes after theirs, in order (S_SQ_ERR then completes it).
 //
+// A SEND or WRITE pauses between two of its packets when a frame waits in
+// the receive buffer: the engine does one job at a time, and a NIC that
+// sent a whole 1 MiB message before looking at its receive buffer would
+// hold its peer's frames (and ACKs) back for the whole message, and with
+// a peer doing the same, both would wait on the link for ever. Paused, the
+// WQE stays in flight (sq_ci is past it) and the QP keeps paused and the
+// packets sent; the next pick of the QP fetches the WQE again, checks its
+// keys again and goes on from the next packet (as a resend goes on from
+// where the peer stopped).
+//
 // Combinational: given the job registers and the QP's transport state, the
 // next job registers and the writes to that state, for the S_SQ_* states.
 module rnic_requester #(
@@ -41,6 +51,7 @@ module rnic_requester #(
   input  logic                        lchk_rsp_valid,
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
+  input  logic                        frame_waiting, // the receive buffer holds a frame for the engine
 
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
@@ -60,13 +71,14 @@ module rnic_requester #(
   logic        first, last;
   logic [15:0] plen;
   logic [31:0] chk_len;
-  logic [23:0] rd_pkts;         // PSNs the READ in wq takes
-  logic [23:0] resume;          // packets of the WQE in wq the peer already has (a resend)
+  logic [23:0] msg_pkts;        // PSNs the message in wq takes
+  logic [23:0] resume;          // packets of the WQE in wq the peer already has (a resend), or sent (a pause)
+  logic [23:0] first_psn;       // the WQE's first PSN
   always_comb begin
-    sq_idx  = x.sq_ci;
-    busy_q  = x.sq_ci != x.done;
-    // One PSN per READ response packet, at least one.
-    rd_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
+    sq_idx  = x.sq_ci - 16'(x.paused);
+    busy_q  = sq_idx != x.done;
+    // One PSN per packet (a READ: per response packet), at least one.
+    msg_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
     // Unknown opcode; a BIND that is not one segment (the region's range),
     // remote rights only and a new key; too many SGEs; TOTAL_LEN not the sum
     // of the SGE lengths; a READ over 2^31 bytes.
@@ -86,8 +98,14 @@ module rnic_requester #(
     plen    = rnic_pkg::pkt_len(j.bytes_left);
     // Only the oldest WQE in flight resumes, and only in a resend
     // (rnic_completer's S_RETRY set retrying and rewound sq_ci to it).
-    resume  = (x.retrying && sq_idx == x.done)
-              ? rnic_pkg::resume_pkts(wqe.opcode == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got, x.acked_psn) : 24'd0;
+    // A paused one goes on after the packets it sent (sq_psn is past them).
+    if (x.paused)
+      resume = 24'(x.pause_pkts);
+    else if (x.retrying && sq_idx == x.done)
+      resume = rnic_pkg::resume_pkts(wqe.opcode == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got, x.acked_psn);
+    else
+      resume = 24'd0;
+    first_psn = x.paused ? x.sq_psn - resume : x.sq_psn;
     go_pos  = 32'(resume) << $clog2(rnic_pkg::MTU);
 
     jn = jd;
@@ -109,6 +127,9 @@ module rnic_requester #(
           fail = 1'b1; fail_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
         end else if (bad_wqe) begin
           fail = 1'b1; fail_status = rnic_pkg::CQE_STATUS_BAD_WQE;
+        end else if (x.paused) begin
+          // Its holds were passed when it started.
+          jn.st = rnic_pkg::S_SQ_CHECK;
         end else if (wqe.opcode == rnic_pkg::OP_NOP) begin
           // Moves no data; completes in order, after what is in flight.
           if (busy_q) begin
@@ -172,29 +193,31 @@ module rnic_requester #(
       // in: a READ asks for the rest, a SEND or WRITE goes on in its middle).
       rnic_pkg::S_SQ_GO: begin
         xs_we.rd_hold = 1'b1; xs.rd_hold = 1'b0;
+        xs_we.paused = 1'b1; xs.paused = 1'b0;
         jn.total = wq_total[31:0];
         jn.bytes_left = wq_total[31:0] - go_pos;
         jn.pkt_i = 16'(resume);
         jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
         xs_we.sq_ci = 1'b1; xs.sq_ci = sq_idx + 16'd1;
-        jn.wslot = fl_slot;
         fl_we.op = 1'b1; fl.op = wqe.opcode;
         fl_we.len = 1'b1; fl.len = wq_total[31:0];
-        fl_we.first = 1'b1; fl.first = x.sq_psn;
+        fl_we.first = 1'b1; fl.first = first_psn;
+        // Its last PSN from the start: ACKs and NAKs may come between its
+        // packets (a pause), and the completer must not read a stale one.
+        fl_we.last = 1'b1; fl.last = first_psn + msg_pkts - 24'd1;
         if (wqe.opcode == rnic_pkg::OP_RDMA_READ) begin
           // One request; the responder answers with rd_pkts packets.
           jn.tx_opcode = rnic_pkg::BTH_READ_REQUEST; jn.tx_ext = rnic_pkg::HDR_EXT_RETH;
           jn.tx_ackreq = 1'b1; jn.tx_se = 1'b0; jn.tx_pad = 2'd0;
-          jn.tx_psn = x.sq_psn + resume; jn.tx_va = wqe.remote_addr + 64'(go_pos); jn.tx_rkey = wqe.rkey;
+          jn.tx_psn = first_psn + resume; jn.tx_va = wqe.remote_addr + 64'(go_pos); jn.tx_rkey = wqe.rkey;
           jn.tx_rlen = wq_total[31:0] - go_pos;
           jn.tx_plen = 16'd0;
-          xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + rd_pkts;
-          fl_we.last = 1'b1; fl.last = x.sq_psn + rd_pkts - 24'd1;
+          xs_we.sq_psn = 1'b1; xs.sq_psn = first_psn + msg_pkts;
           jn.bytes_left = 32'd0;
           jn.ret_st = rnic_pkg::S_SQ_PKT_DONE;
           jn.st = rnic_pkg::S_TX;
         end else begin
-          xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + resume;
+          xs_we.sq_psn = 1'b1; xs.sq_psn = first_psn + resume;
           jn.st = rnic_pkg::S_SQ_PKT;
         end
       end
@@ -214,10 +237,6 @@ module rnic_requester #(
         jn.tx_psn = x.sq_psn;
         jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
         xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + 24'd1;
-        if (last) begin
-          fl_slot = j.wslot;
-          fl_we.last = 1'b1; fl.last = x.sq_psn;
-        end
         jn.tx_va = wqe.remote_addr; jn.tx_rkey = wqe.rkey; jn.tx_rlen = j.total;
         jn.tx_plen = plen;
         jn.bytes_left = j.bytes_left - 32'(plen);
@@ -240,6 +259,10 @@ module rnic_requester #(
           end else begin
             jn.st = rnic_pkg::S_ERROR_QP;   // the flush completes it after the older ones
           end
+        end else if (j.bytes_left != 32'd0 && frame_waiting) begin
+          xs_we.paused = 1'b1; xs.paused = 1'b1;
+          xs_we.pause_pkts = 1'b1; xs.pause_pkts = j.pkt_i + 16'd1;
+          jn.st = rnic_pkg::S_IDLE;
         end else if (j.bytes_left != 32'd0) begin
           jn.st = rnic_pkg::S_SQ_PKT;
         end else begin
@@ -250,6 +273,7 @@ module rnic_requester #(
       // move the QP to ERROR.
       rnic_pkg::S_SQ_ERR: begin
         jn.cqe_status = j.err_status;
+        xs_we.paused = 1'b1; xs.paused = 1'b0;
         xs_we.sq_ci = 1'b1; xs.sq_ci = sq_idx + 16'd1;
         xs_we.done = 1'b1; xs.done = sq_idx + 16'd1;
         jn.after_cqe = rnic_pkg::S_ERROR_QP;
@@ -259,7 +283,11 @@ module rnic_requester #(
     endcase
     if (fail) begin
       jn.err_status = fail_status;
-      if (busy_q) begin
+      if (busy_q && x.paused) begin
+        // Started, so not fenced (the fence waits for sq_ci, past it): it is
+        // picked again until the older WQEs have completed.
+        jn.st = rnic_pkg::S_IDLE;
+      end else if (busy_q) begin
         xs_we.fenced = 1'b1; xs.fenced = 1'b1;
         jn.st = rnic_pkg::S_IDLE;
       end else begin

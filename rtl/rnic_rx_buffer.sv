@@ -3,14 +3,29 @@
 // keeps flowing at full rate. The ICRC is checked while a frame arrives, so
 // the engine only ever sees intact frames: a corrupted frame is dropped
 // here and can change no byte of host memory. With both slots full,
-// rx_tready is low and the link waits.
+// rx_tready is low and the link waits, as a lossless (PFC) Ethernet port
+// pauses its peer.
+//
+// The pause has a limit, as a switch's PFC watchdog does, for the one case
+// it cannot end by itself: the engine drains this buffer between jobs, and
+// a job may itself wait for the link (a send held by the peer's full
+// buffer). Two NICs that each wait for the other to drain would wait for
+// ever. So once a frame has waited PAUSE_MAX cycles at a full buffer while
+// this NIC's own transmit port has waited as long (tx_waiting: a beat the
+// link does not take), that frame and every one after it are taken in and
+// dropped, until a slot is free or the transmit port moves; the reliable
+// connection resends them (docs/reliability.md, "Both ways at once").
+// A NIC whose engine is only busy (a long READ response going out) keeps
+// its transmit port moving and pauses its peer without dropping.
 module rnic_rx_buffer #(
   parameter int unsigned W = rnic_pkg::DATA_BYTES,
   parameter int unsigned DEPTH = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES,
-  parameter int unsigned HDR_WORDS = 10
+  parameter int unsigned HDR_WORDS = 10,
+  parameter int unsigned PAUSE_MAX = rnic_pkg::RX_PAUSE_MAX
 ) (
   input  logic                     clk,
   input  logic                     rst_n,
+  input  logic                     tx_waiting,   // this NIC's transmit port holds a beat the link does not take
   input  logic                     rx_tvalid,
   output logic                     rx_tready,
   input  logic [8*W-1:0]           rx_tdata,
@@ -22,7 +37,7 @@ module rnic_rx_buffer #(
   input  logic [$clog2(DEPTH)-1:0] rd_addr,
   output logic [8*W-1:0]           rd_data,
   input  logic                     release_frame,
-  output logic                     drop,         // one-cycle pulse: a frame was discarded
+  output logic                     drop,         // one-cycle pulse: a frame was discarded (bad or shed)
   output logic                     idle          // no frame held, no beat on its way in, no drop pulse
 );
   localparam int unsigned AW = $clog2(DEPTH);
@@ -50,6 +65,15 @@ module rnic_rx_buffer #(
   logic           in_v, in_last;
   logic [8*W-1:0] in_data;
   logic [W-1:0]   in_keep;
+  // The pause limit: cycles a frame has waited at a full buffer, and the
+  // frame being taken in only to be dropped.
+  localparam int unsigned PW = $clog2(PAUSE_MAX + 1);
+  logic [PW-1:0]  paused;
+  logic [PW-1:0]  tx_held;    // cycles the transmit port has waited, in a row
+  logic           shed;       // the limit is reached: frames are dropped
+  logic           shedding;   // the frame on the port is being dropped
+  logic           shed_beat;  // a beat of a dropped frame is taken this cycle
+  logic           port_take;  // any beat is taken this cycle
 
   rnic_icrc_mask #(.W(W)) u_mask (.offset(len), .mask(lane_mask), .skip(lane_skip));
   rnic_crc32_lanes #(.W(W)) u_crc (.crc_in(crc), .data(in_data), .en(lane_en), .mask(lane_mask), .crc_out(crc_next));
@@ -61,7 +85,12 @@ module rnic_rx_buffer #(
       nbytes = nbytes + NW'(in_keep[lane]);
     end
     // After a frame's last beat the slot changes: accept nothing until it has.
-    rx_tready   = !full[wr_slot] && !(in_v && in_last);
+    // A full slot means the port is between frames: past the pause limit the
+    // next frame is taken in to be dropped.
+    shed        = paused == PW'(PAUSE_MAX) && tx_held == PW'(PAUSE_MAX);
+    rx_tready   = shedding || (!full[wr_slot] && !(in_v && in_last)) || (full[wr_slot] && shed);
+    port_take   = rx_tvalid && rx_tready;
+    shed_beat   = port_take && (shedding || full[wr_slot]);
     beat        = in_v;
     widx        = len >> $clog2(W);
     frame_valid = full[rd_slot];
@@ -81,10 +110,10 @@ module rnic_rx_buffer #(
       in_data <= '0;
       in_keep <= '0;
     end else begin
-      in_v    <= rx_tvalid && rx_tready;
-      in_last <= rx_tvalid && rx_tready && rx_tlast;
-      if (rx_tvalid && rx_tready) in_data <= rx_tdata;
-      in_keep <= (rx_tvalid && rx_tready) ? rx_tkeep : '0;
+      in_v    <= port_take && !shed_beat;
+      in_last <= port_take && !shed_beat && rx_tlast;
+      if (port_take && !shed_beat) in_data <= rx_tdata;
+      in_keep <= (port_take && !shed_beat) ? rx_tkeep : '0;
     end
   end
 
@@ -93,6 +122,23 @@ module rnic_rx_buffer #(
   // block. A frame half received with the link pausing is not work: nothing
   // moves until its next beat arrives.
   assign idle = full == 2'b00 && !in_v && !in_last && !drop;
+
+  // The pause count runs while a frame waits at a full buffer and restarts
+  // once a slot is free; the transmit count restarts whenever the port
+  // moves; a dropped frame's beats pass the port unseen.
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      paused   <= '0;
+      tx_held  <= '0;
+      shedding <= 1'b0;
+    end else begin
+      if (!full[wr_slot]) paused <= '0;
+      else if (rx_tvalid && paused != PW'(PAUSE_MAX)) paused <= paused + PW'(1);
+      if (!tx_waiting) tx_held <= '0;
+      else if (tx_held != PW'(PAUSE_MAX)) tx_held <= tx_held + PW'(1);
+      if (shed_beat) shedding <= !rx_tlast;
+    end
+  end
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -108,7 +154,7 @@ module rnic_rx_buffer #(
       slot_hdr[0] <= '0;
       slot_hdr[1] <= '0;
     end else begin
-      drop <= 1'b0;
+      drop <= shed_beat && rx_tlast;
       if (release_frame) begin
         full[rd_slot] <= 1'b0;
         rd_slot       <= !rd_slot;
@@ -140,8 +186,20 @@ module rnic_rx_buffer #(
   end
 
 `ifndef SYNTHESIS
+  // How long both directions have been held back at once: never past the
+  // limit (and the cycle it takes to act).
+  int unsigned held;
+  always_ff @(posedge clk) begin
+    if (!rst_n || !rx_tvalid || rx_tready || !tx_waiting) held <= 0;
+    else held <= held + 1;
+  end
   always_ff @(posedge clk) begin
     if (rst_n && release_frame) assert (full[rd_slot]) else $error("rx buffer: release of an empty slot");
+    // A dropped frame's last beat and a bad frame's end never meet: a shed
+    // frame starts only at a full slot, so no frame is arriving into it.
+    if (rst_n && shed_beat && rx_tlast) assert (!(beat && in_last)) else $error("rx buffer: two drops in one cycle");
+    if (rst_n)
+      assert (held <= PAUSE_MAX + 1) else $error("rx buffer: both directions held back past the pause limit");
   end
 `endif
 endmodule

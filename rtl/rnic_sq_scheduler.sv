@@ -9,7 +9,10 @@
 //          held by a barrier fence, it has fewer than MAX_RD_ATOMIC WQEs in
 //          flight, a READ over the READ limit is not waiting for the oldest
 //          to complete, no BIND in flight is uncommitted (the bind fence),
-//          and it is not waiting out an RNR NAK's delay.
+//          and it is not waiting out an RNR NAK's delay. Or it has a WQE
+//          paused between packets (rnic_requester) and is not waiting out an
+//          RNR delay: the rest of a started WQE waits for no hold, which
+//          all concern later WQEs.
 //   flush  an ERROR QP still has WQEs in flight or posted: flush them.
 // The engine takes them in that order of priority (bind, retry, pick, flush).
 //
@@ -35,6 +38,7 @@ module rnic_sq_scheduler #(
   input  logic [NUM_QP-1:0]    bind_wait,    // a BIND in flight has not committed
   input  logic [NUM_QP-1:0]    rd_hold,      // the WQE at sq_ci is a READ over the limit
   input  logic [NUM_QP-1:0]    rnr_wait,     // waiting out an RNR NAK's delay
+  input  logic [NUM_QP-1:0]    paused,       // the WQE before sq_ci has packets left to send
   input  logic [NUM_QP-1:0]    retry_due,    // its retransmission is due
   input  logic [16*NUM_QP-1:0] hold_done,    // ... waiting until done moves past this
   input  logic [16*NUM_QP-1:0] sq_pi,
@@ -81,9 +85,11 @@ module rnic_sq_scheduler #(
       logic [15:0] ci, d;
       ci = sq_ci[16*i +: 16];
       d  = done[16*i +: 16];
-      ready[i]     = state[2*i +: 2] == RTS && !fenced[i] && ci != sq_pi[16*i +: 16] && (ci - d) < 16'(D) &&
-                     !(rd_hold[i] && d == hold_done[16*i +: 16]) &&
-                     !(bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE) && !rnr_wait[i];
+      ready[i]     = state[2*i +: 2] == RTS && !rnr_wait[i] &&
+                     (paused[i] ||
+                      (!fenced[i] && ci != sq_pi[16*i +: 16] && (ci - d) < 16'(D) &&
+                       !(rd_hold[i] && d == hold_done[16*i +: 16]) &&
+                       !(bind_wait[i] && mutant != rnic_pkg::MUTANT_NO_BIND_FENCE)));
       bind_due[i]  = state[2*i +: 2] == RTS && ci != d && op_at(inflight_op, QW'(i), d[DW-1:0]) == rnic_pkg::OP_BIND;
       has_flush[i] = state[2*i +: 2] == ERROR &&
                      (d != ci || ci != sq_pi[16*i +: 16] || rq_ci[16*i +: 16] != rq_pi[16*i +: 16]);

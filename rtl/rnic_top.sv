@@ -203,7 +203,7 @@ module rnic_top #(
   logic [$clog2(RXD)-1:0] rxb_rd_addr;
   logic [63:0] rxb_rd_data;
   rnic_rx_buffer #(.DEPTH(RXD)) u_rx (
-    .clk, .rst_n(core_rst_n), .rx_tvalid, .rx_tready, .rx_tdata, .rx_tkeep, .rx_tlast,
+    .clk, .rst_n(core_rst_n), .tx_waiting(tx_tvalid && !tx_tready), .rx_tvalid, .rx_tready, .rx_tdata, .rx_tkeep, .rx_tlast,
     .frame_valid(rxb_valid), .frame_len(rxb_len), .hdr(rxb_hdr), .rd_addr(rxb_rd_addr),
     .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop), .idle(rx_idle));
 

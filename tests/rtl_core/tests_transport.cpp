@@ -367,3 +367,76 @@ BENCH_TEST(retry_exhausted) {
     CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_ERROR);
     CHECK_EQ(b.f.protocol_errors, 0);
 }
+
+namespace {
+
+unsigned rx_drops(Bench &b, int n) { return b.f.bar_read(n, RNIC_REG_RX_DROPS); }
+
+// Both NICs move `len` bytes to each other at once with `opcode` (a WRITE
+// pushes, a READ pulls), each from its own QP 2 of the pair. Returns after
+// checking that both complete with their data.
+void both_ways(Bench &b, unsigned opcode, uint32_t len) {
+    Qp q0, q1;
+    b.pair(2, q0, q1);
+    Buf a0 = b.buffer(0, len, b.next_index());
+    Buf a1 = b.buffer(1, len, b.next_index());
+    Buf b0 = b.buffer(0, len, b.next_index());
+    Buf b1 = b.buffer(1, len, b.next_index());
+    b.fill(a0, 61);
+    b.fill(a1, 62);
+    b.fill(b0, 63);
+    b.fill(b1, 64);
+    // A WRITE sends a0 into a1 and b1 into b0; a READ fetches a1 into a0
+    // and b0 into b1.
+    b.d.post_send(q0, rdma(opcode, a0, len, a1, 71));
+    b.d.post_send(q1, rdma(opcode, b1, len, b0, 72));
+    Cqe c0, c1;
+    CHECK(b.d.wait_cqe(b.scq[0], c0));
+    CHECK(b.d.wait_cqe(b.scq[1], c1));
+    CHECK_EQ(c0.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c0.wr_id, 71);
+    CHECK_EQ(c1.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK_EQ(c1.wr_id, 72);
+    CHECK(b.read(a0) == b.read(a1));
+    CHECK(b.read(b0) == b.read(b1));
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_RTS);
+    CHECK_EQ(state_of(b, 1, 2), RNIC_QP_STATE_RTS);
+}
+
+}  // namespace
+
+// Both NICs WRITE 16 packets to each other at once. Each pauses its WRITE
+// between packets whenever a frame of the peer waits, takes that frame in,
+// and goes on: no frame waits long enough to be dropped, nothing is resent,
+// and each WRITE's WQE is fetched again after its pauses.
+BENCH_TEST(both_ways_pause) {
+    Bench b;
+    b.d.qp_timers = timers(10, 7, 7, 12);
+    both_ways(b, RNIC_OP_RDMA_WRITE, 16 * RNIC_MTU);
+    CHECK_EQ(rx_drops(b, 0), 0);
+    CHECK_EQ(rx_drops(b, 1), 0);
+    CHECK_EQ(events_of(b.f, 0, RNIC_EV_RETRY).size(), 0);
+    CHECK_EQ(events_of(b.f, 1, RNIC_EV_RETRY).size(), 0);
+    CHECK(events_of(b.f, 0, RNIC_EV_WQE_FETCHED).size() > 2);
+    CHECK(events_of(b.f, 1, RNIC_EV_WQE_FETCHED).size() > 2);
+    CHECK_EQ(count_sent(b.f, 0, RNIC_BTH_WRITE_MIDDLE), 14);
+    CHECK_EQ(count_sent(b.f, 1, RNIC_BTH_WRITE_MIDDLE), 14);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// Both NICs READ 16 packets from each other at once. A READ's responses
+// are one job that does not pause, so each NIC's receive buffer holds the
+// peer's responses back while its own go out; the links never push back on
+// a transmit port, so neither NIC waits on both directions at once (the
+// receive buffer's pause limit, tests/rtl_units/rx_buffer, never acts) and
+// nothing is dropped or resent.
+BENCH_TEST(both_ways_read) {
+    Bench b;
+    b.d.qp_timers = timers(10, 7, 7, 12);
+    both_ways(b, RNIC_OP_RDMA_READ, 16 * RNIC_MTU);
+    CHECK_EQ(rx_drops(b, 0), 0);
+    CHECK_EQ(rx_drops(b, 1), 0);
+    CHECK_EQ(events_of(b.f, 0, RNIC_EV_RETRY).size(), 0);
+    CHECK_EQ(events_of(b.f, 1, RNIC_EV_RETRY).size(), 0);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}

@@ -14,7 +14,11 @@
 //   - each bad frame gives exactly one one-cycle `drop` pulse, two cycles
 //     after its last beat, and is never visible; no pulse for a good frame;
 //   - with both slots full rx_tready is low and the link waits (the header
-//     comment's contract: a third frame is held back, not dropped);
+//     comment's contract: a third frame is held back, not dropped) unless a
+//     frame has waited RX_PAUSE_MAX cycles at the full buffer while the
+//     NIC's transmit port has waited as long (tx_waiting, driven by the
+//     bench); from then on, while both stay so, every frame is taken in and
+//     dropped (one `drop` pulse each, one cycle after its last beat);
 //     otherwise rx_tready is high but for the one cycle after a last beat;
 //   - `idle` is low exactly while a slot is full, a beat was taken the cycle
 //     before or `drop` is high (docs/rtl-microarchitecture.md, "Idle").
@@ -29,6 +33,12 @@
 //   two_slots     two frames held and not released: a third waits on
 //                 rx_tready for hundreds of cycles and is neither taken nor
 //                 dropped; it comes in once a slot is released, intact
+//   pause_limit   two frames held and not released, the transmit port
+//                 moving: a third waits twice RX_PAUSE_MAX cycles, not
+//                 dropped; the transmit port waiting too: it waits exactly
+//                 RX_PAUSE_MAX cycles more, then it and the frames behind it
+//                 are dropped as they come, the two held ones intact; once
+//                 one is released, the next frame is held again
 //   lengths       57 bytes dropped, 58 held; MTU + 128 held, one byte more
 //                 dropped (with a frame held in the other slot untouched);
 //                 frames of 1 to 16 bytes; the frame after each is right
@@ -54,6 +64,7 @@ namespace {
 constexpr unsigned W = RNIC_DATA_BYTES;                 // the buffer is verilated with its defaults
 constexpr unsigned kSlotBytes = RNIC_MTU + 128;         // docs/wire-format.md: longer is dropped
 constexpr unsigned kHdrBytes = 80;                      // HDR_WORDS = 10 words
+constexpr unsigned kPauseMax = RNIC_RX_PAUSE_MAX;       // cycles a frame waits at a full buffer
 static_assert(W == 8, "the bench drives 64-bit beats");
 
 bool good_frame(const std::vector<uint8_t> &f) {
@@ -81,6 +92,7 @@ public:
     unsigned read_words_max = 16; // words the engine reads a cycle, 1..this
     unsigned read_delay_max = 8;  // cycles before the engine starts on a frame
     bool reader_on = true;        // the engine takes frames at all
+    bool tx_waiting = false;      // the NIC's transmit port waits on its link
 
     void send(const std::vector<uint8_t> &f) { link_.push_back(f); }
 
@@ -106,6 +118,7 @@ public:
     size_t stored() const { return stored_; }
     uint64_t accepted_beats() const { return accepted_beats_; }
     uint64_t link_waits() const { return link_waits_; }
+    uint64_t shed() const { return shed_sent_; }
     bool frame_valid() const { return dut_->frame_valid; }
 
 private:
@@ -115,7 +128,7 @@ private:
     };
 
     bool busy() const {
-        return !link_.empty() || beat_ != 0 || !bad_.empty() || (reader_on && stored_ > 0);
+        return !link_.empty() || beat_ != 0 || !bad_.empty() || !shed_.empty() || (reader_on && stored_ > 0);
     }
 
     // One clock cycle; Verilator's time counts edges, so an assertion
@@ -145,6 +158,7 @@ private:
         d.clk = 0;
         d.release_frame = 0;
         d.rd_addr = static_cast<uint16_t>(rng_.range(0, 1023));
+        d.tx_waiting = tx_waiting;
         drive_link();
         d.eval();
 
@@ -156,14 +170,21 @@ private:
         if (vis > 0) CHECK(d.frame_valid);
         if (in == 0) CHECK(!d.frame_valid);
         // rx_tready: low with both slots taken, and for the cycle after a
-        // last beat; high otherwise.
-        const bool want_ready = in < 2 && !prev_last;
+        // last beat; high otherwise. Past the pause limit, high at a full
+        // buffer too (the frame is dropped), and through a dropped frame.
+        const bool full = vis == 2;
+        const bool want_ready =
+            shedding_ || (in < 2 && !prev_last) || (full && waited_ == kPauseMax && tx_waited_ == kPauseMax);
         if (d.rx_tready != want_ready)
             std::fprintf(stderr, "  cycle %llu: rx_tready %u, expected %u (%zu frames in)\n",
                          static_cast<unsigned long long>(t), d.rx_tready, want_ready, in);
         CHECK_EQ(d.rx_tready, want_ready);
-        // drop: one pulse per bad frame, two cycles after its last beat.
-        if (d.drop) {
+        // drop: one pulse per bad frame, two cycles after its last beat, and
+        // per dropped frame, one cycle after its last beat.
+        if (d.drop && !shed_.empty() && shed_.front() + 1 == t) {
+            drops_++;
+            shed_.pop_front();
+        } else if (d.drop) {
             drops_++;
             const bool expected = !bad_.empty() && bad_.front() + 2 == t;
             if (!expected)
@@ -171,6 +192,12 @@ private:
                              static_cast<unsigned long long>(t));
             CHECK(expected);
             if (!bad_.empty() && bad_.front() + 2 >= t) bad_.pop_front();
+        }
+        while (!shed_.empty() && shed_.front() + 1 < t) {
+            std::fprintf(stderr, "  cycle %llu: a frame dropped at the pause limit gave no pulse\n",
+                         static_cast<unsigned long long>(t));
+            CHECK(false);
+            shed_.pop_front();
         }
         while (!bad_.empty() && bad_.front() + 2 < t) {
             std::fprintf(stderr, "  cycle %llu: a bad frame ending at cycle %llu was not dropped\n",
@@ -189,8 +216,15 @@ private:
         if (reader_on && d.frame_valid && !good_.empty()) read();
 
         // --- the link's handshake ---
-        if (d.rx_tvalid && d.rx_tready) accept();
+        const bool offered = d.rx_tvalid;
+        if (d.rx_tvalid && d.rx_tready) accept(full);
         else if (d.rx_tvalid) link_waits_++;
+        // The pause count, as the buffer keeps it: cycles a frame is offered
+        // at a full buffer, back to 0 once a slot is free.
+        if (!full) waited_ = 0;
+        else if (offered && waited_ < kPauseMax) waited_++;
+        if (!d.tx_waiting) tx_waited_ = 0;
+        else if (tx_waited_ < kPauseMax) tx_waited_++;
 
         clock();
     }
@@ -220,12 +254,23 @@ private:
         presenting_ = true;
     }
 
-    void accept() {
+    // A beat taken; `full`: both slots were full, so the frame it starts is
+    // one taken in to be dropped.
+    void accept(bool full) {
         Vrnic_rx_buffer &d = *dut_;
         presenting_ = false;
+        beat_++;
+        if (full || shedding_) {
+            shedding_ = !d.rx_tlast;
+            if (!d.rx_tlast) return;
+            link_.pop_front();
+            beat_ = 0;
+            shed_.push_back(cycle_);
+            shed_sent_++;
+            return;
+        }
         accepted_beats_++;
         last_accept_ = cycle_;
-        beat_++;
         if (!d.rx_tlast) return;
         std::vector<uint8_t> f = link_.front();
         link_.pop_front();
@@ -311,6 +356,12 @@ private:
     size_t stored_ = 0;
     std::deque<uint64_t> bad_;   // last-beat cycles of bad frames not yet dropped
     uint64_t bad_sent_ = 0, drops_ = 0, delivered_ = 0;
+    // the pause limit
+    unsigned waited_ = 0;        // cycles a frame has been offered at a full buffer
+    unsigned tx_waited_ = 0;     // cycles in a row tx_waiting has been high
+    bool shedding_ = false;      // the frame on the link is being dropped
+    std::deque<uint64_t> shed_;  // last-beat cycles of frames dropped at the limit, pulse not yet seen
+    uint64_t shed_sent_ = 0;
     // engine
     bool reading_ = false;
     unsigned delay_ = 0;
@@ -443,6 +494,46 @@ UNIT_TEST(two_slots) {
         CHECK_EQ(b.delivered(), 3u);
         CHECK_EQ(b.drops(), 0u);
     }
+}
+
+UNIT_TEST(pause_limit) {
+    const uint64_t seed = unit_seed(0x5b0007);
+    Rng r(seed);
+    RxBench b(seed);
+    b.gap_pct = 0;
+    b.reader_on = false;
+    for (unsigned i = 0; i < 5; i++) b.send(roce_frame(r, random_payload(r)));
+    uint64_t guard = 0;
+    while (b.stored() < 2 && guard++ < 100000) b.cycles(1);
+    CHECK_EQ(b.stored(), 2u);
+    // A NIC that only is busy (its transmit port moving) pauses its peer
+    // for as long as it takes.
+    const uint64_t beats = b.accepted_beats();
+    b.cycles(2 * kPauseMax);
+    CHECK_EQ(b.shed(), 0u);
+    CHECK_EQ(b.accepted_beats(), beats);
+    // Its transmit port waiting too: the third waits out the limit, not one
+    // cycle less (the per-cycle checks pin the cycle rx_tready rises).
+    b.tx_waiting = true;
+    b.cycles(kPauseMax - 8);
+    CHECK_EQ(b.shed(), 0u);
+    CHECK_EQ(b.drops(), 0u);
+    // Then the third and everything behind it is dropped as it comes: the
+    // link never waits for long again while the buffer stays full.
+    const uint64_t waits = b.link_waits();
+    b.cycles(8 + 3 * kSlotBytes / W);
+    CHECK_EQ(b.shed(), 3u);
+    CHECK_EQ(b.drops(), 3u);
+    CHECK(b.link_waits() - waits <= 16);
+    CHECK_EQ(b.accepted_beats(), beats);   // nothing of them reached a slot
+    // The two held frames come out intact; the next frame is held again.
+    b.tx_waiting = false;
+    b.cycles(2);   // the transmit count restarts at the edge after
+    b.send(roce_frame(r, random_payload(r)));
+    b.reader_on = true;
+    b.run();
+    CHECK_EQ(b.delivered(), 3u);
+    CHECK_EQ(b.shed(), 3u);
 }
 
 UNIT_TEST(lengths) {

@@ -15,7 +15,7 @@
 //                       each qp_xs_t and flight_t member written alone with
 //                       all ones comes back at exactly its bits of the
 //                       unit's vector, and nothing above the struct
-//   reset_state         after power-up and after every rst_n: the eleven
+//   reset_state         after power-up and after every rst_n: the twelve
 //                       fields it clears are 0 on every port; every other
 //                       field and every in-flight slot keeps its value, with
 //                       INIT, RTS, RESET, job writes of every field and
@@ -34,8 +34,8 @@
 //                       no enable, nothing; every enable, every field
 //   cmd_and_job         a command and a job write on one QP in one cycle,
 //                       every command (RTS in and outside INIT, no command)
-//                       by 30 enable masks (none, all, the command's, the
-//                       rest, each of the 23 fields alone, three random):
+//                       by 32 enable masks (none, all, the command's, the
+//                       rest, each of the 25 fields alone, three random):
 //                       each enabled field the job's, the command's other
 //                       fields its own, the rest kept;
 //                       named cases spelled out; command and job on two
@@ -46,12 +46,13 @@
 //                       oldest slot shows after its edge; done and the slot
 //                       written in one cycle; INIT's done 0
 //   all_views           every QP's bit of all_fenced, all_bind_wait,
-//                       all_rd_hold, all_rnr_wait set alone; distinct values in every
-//                       QP's slot of all_hold_done, all_sq_ci, all_done,
-//                       all_rq_ci and every in-flight slot's all_op, one
-//                       changed at a time
+//                       all_rd_hold, all_rnr_wait, all_paused set alone;
+//                       distinct values in every QP's slot of
+//                       all_hold_done, all_sq_ci, all_done, all_rq_ci and
+//                       every in-flight slot's all_op, one changed at a time
 //   read_ports          cur, pq, db and nxt at four different QPs in one
-//                       cycle, each its own QP; the ports follow their index
+//                       cycle, each its own QP (nxt_sq_ci less its paused);
+//                       the ports follow their index
 //                       with no clock; a write shows after its edge
 //   rts_retry_counts    RTS from INIT with every pair of cmd_retry_cnt and
 //                       cmd_rnr_retry: retry_left, rnr_left loaded, acked_psn
@@ -72,6 +73,17 @@
 //   all_rnr_wait        every QP's bit alone, walking, random patterns; not
 //                       in the cycle of the write; other fields' writes,
 //                       other commands leave it; INIT its QP's bit, rst_n all
+//   paused_fields       paused and pause_pkts through the job write on every
+//                       QP, each alone (the other's data the opposite) and
+//                       together, at 0, all ones, random: cur_xs, pq_xs,
+//                       all_paused (that QP's bit alone); nxt_sq_ci sq_ci - 1
+//                       while paused (0 -> 0xFFFF across 2^16), sq_ci once
+//                       cleared, while db_sq_ci and all_sq_ci stay sq_ci; not
+//                       in the cycle of the write; sq_ci and paused in one
+//                       write; INIT clears paused (nxt_sq_ci 0) and keeps
+//                       pause_pkts, on its QP only; the job's paused beats
+//                       INIT's; RTS, RESET, ERROR and no command leave both;
+//                       rst_n clears every paused and keeps pause_pkts
 //   random_run          200,000 cycles of commands (random retry counts),
 //                       job writes and in-flight writes, often all on one
 //                       QP, and resets; the figures at the end say every
@@ -181,7 +193,8 @@ Xs after_command(Xs v, const XsCmd &k) {
         return v;
     switch (k.code & 7u) {
     case RNIC_QP_CMD_INIT:   // a new connection: indices, holds, counters, MSN, the open WRITE and SEND,
-                             // and the old connection's RNR wait, resend and NAK; the next retry a timeout's
+                             // and the old connection's RNR wait, resend, NAK and paused WQE; the next
+                             // retry a timeout's
         v[kSqCi] = v[kRqCi] = v[kDone] = 0;
         v[kFenced] = v[kBindWait] = v[kRdHold] = 0;
         v[kOutGot] = v[kRcvGot] = 0;
@@ -189,6 +202,7 @@ Xs after_command(Xs v, const XsCmd &k) {
         v[kMsn] = 0;
         v[kRnrWait] = v[kRetrying] = v[kNakSent] = 0;
         v[kKickWhy] = RNIC_RETRY_WHY_TIMEOUT;
+        v[kPaused] = 0;   // no WQE paused: sq_ci is 0 (pause_pkts kept, read only under paused)
         break;
     case RNIC_QP_CMD_RTS:    // the starting PSNs and retry counts, from INIT only
         if (k.in_init) {
@@ -222,12 +236,13 @@ void expect_xs(const XsOut &o, unsigned q, const Xs &want, const char *what) {
     }
     CHECK_EQ(o.db_sq_ci, want[kSqCi]);
     CHECK_EQ(o.db_rq_ci, want[kRqCi]);
-    CHECK_EQ(o.nxt_sq_ci, want[kSqCi]);
+    CHECK_EQ(o.nxt_sq_ci, (want[kSqCi] - want[kPaused]) & 0xFFFFu);   // a paused WQE is fetched again
     CHECK_EQ(o.nxt_done, want[kDone]);
     CHECK_EQ(o.fenced[q], want[kFenced]);
     CHECK_EQ(o.bind_wait[q], want[kBindWait]);
     CHECK_EQ(o.rd_hold[q], want[kRdHold]);
     CHECK_EQ(o.rnr_wait[q], want[kRnrWait]);
+    CHECK_EQ(o.paused[q], want[kPaused]);
     CHECK_EQ(o.hold_done[q], want[kHoldDone]);
     CHECK_EQ(o.sq_ci[q], want[kSqCi]);
     CHECK_EQ(o.done[q], want[kDone]);
@@ -399,11 +414,11 @@ UNIT_TEST(layout) {
 UNIT_TEST(reset_state) {
     XsHarness h(seed(0x7A01));
     Rng &r = h.rng();
-    // After power-up's reset: the eleven fields 0, on every port.
+    // After power-up's reset: the twelve fields 0, on every port.
     for (unsigned q = 0; q < kNumQp; q++) {
         const XsOut o = h.look(q);
         for (XsField f : {kFenced, kBindWait, kRdHold, kSndOpen, kWrLeft, kDone, kSqCi, kRqCi, kRnrWait, kRetrying,
-                          kNakSent}) {
+                          kNakSent, kPaused}) {
             CHECK_EQ(o.cur_xs[f], 0u);
             CHECK_EQ(o.pq_xs[f], 0u);
         }
@@ -411,7 +426,7 @@ UNIT_TEST(reset_state) {
         CHECK_EQ(o.db_rq_ci, 0);
         CHECK_EQ(o.nxt_sq_ci, 0);
         CHECK_EQ(o.nxt_done, 0);
-        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q] && !o.rnr_wait[q]);
+        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q] && !o.rnr_wait[q] && !o.paused[q]);
         CHECK_EQ(o.sq_ci[q], 0);
         CHECK_EQ(o.done[q], 0);
         CHECK_EQ(o.rq_ci[q], 0);
@@ -444,6 +459,7 @@ UNIT_TEST(reset_state) {
             want[kFenced] = want[kBindWait] = want[kRdHold] = want[kSndOpen] = 0;
             want[kWrLeft] = want[kDone] = want[kSqCi] = want[kRqCi] = 0;
             want[kRnrWait] = want[kRetrying] = want[kNakSent] = 0;   // retry counts, kick_why, acked_psn kept
+            want[kPaused] = 0;                                       // pause_pkts kept
             expect_xs(h.look(p), p, want, "after rst_n");
         }
         // Every slot kept: each QP's done walked over its slots.
@@ -490,10 +506,10 @@ UNIT_TEST(each_command) {
     command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
     XsOut o = h.look(q);
     for (XsField f : {kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kOutGot, kRcvGot, kSndOpen, kWrLeft, kMsn,
-                      kRnrWait, kRetrying, kNakSent})
+                      kRnrWait, kRetrying, kNakSent, kPaused})
         CHECK_EQ(o.cur_xs[f], 0u);
     CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
-    for (XsField f : {kSqPsn, kRqPsn, kHoldDone, kWrVa, kWrRkey, kRetryLeft, kRnrLeft, kAckedPsn})
+    for (XsField f : {kSqPsn, kRqPsn, kHoldDone, kWrVa, kWrRkey, kRetryLeft, kRnrLeft, kAckedPsn, kPausePkts})
         CHECK_EQ(o.cur_xs[f], b[f]);
     fill(h, q, b = busy_xs(r));
     const XsCmd rts = make_cmd(r, RNIC_QP_CMD_RTS, q, true);
@@ -505,7 +521,7 @@ UNIT_TEST(each_command) {
     CHECK_EQ(o.cur_xs[kRetryLeft], rts.retry_cnt);
     CHECK_EQ(o.cur_xs[kRnrLeft], rts.rnr_retry);
     for (unsigned f = kMsn; f < kRetryLeft; f++) CHECK_EQ(o.cur_xs[f], b[f]);
-    for (XsField f : {kRnrWait, kRetrying, kKickWhy, kNakSent}) CHECK_EQ(o.cur_xs[f], b[f]);
+    for (XsField f : {kRnrWait, kRetrying, kKickWhy, kNakSent, kPaused, kPausePkts}) CHECK_EQ(o.cur_xs[f], b[f]);
     fill(h, q, b = busy_xs(r));
     command(h, make_cmd(r, RNIC_QP_CMD_RESET, q, false));
     o = h.look(q);
@@ -513,7 +529,7 @@ UNIT_TEST(each_command) {
     CHECK_EQ(o.cur_xs[kBindWait], 0u);
     CHECK_EQ(o.cur_xs[kRdHold], 1u);   // a READ hold is no fence hold
     CHECK_EQ(o.cur_xs[kSqCi], b[kSqCi]);
-    for (unsigned f = kRetryLeft; f < kXsFields; f++) CHECK_EQ(o.cur_xs[f], b[f]);   // nor is any retry state
+    for (unsigned f = kRetryLeft; f < kXsFields; f++) CHECK_EQ(o.cur_xs[f], b[f]);   // nor any retry or pause state
     // Without cmd_valid, no command does anything.
     fill(h, q, b = busy_xs(r));
     for (unsigned code : codes) {
@@ -618,7 +634,7 @@ UNIT_TEST(cmd_and_job) {
         case RNIC_QP_CMD_INIT:
             return xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) |
                    xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) | xs_we(kWrLeft) | xs_we(kMsn) |
-                   xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kKickWhy) | xs_we(kNakSent);
+                   xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kKickWhy) | xs_we(kNakSent) | xs_we(kPaused);
         case RNIC_QP_CMD_RTS:
             return c.in_init ? xs_we(kSqPsn) | xs_we(kRqPsn) | xs_we(kAckedPsn) | xs_we(kRetryLeft) | xs_we(kRnrLeft)
                              : 0;
@@ -653,7 +669,7 @@ UNIT_TEST(cmd_and_job) {
             in.job.data[kRetryLeft] = (in.cmd.retry_cnt + 1 + r.range(0, 6)) & 7u;
             in.job.data[kRnrLeft] = (in.cmd.rnr_retry + 1 + r.range(0, 6)) & 7u;
             for (XsField z : {kSqCi, kRqCi, kDone, kOutGot, kRcvGot, kWrLeft, kMsn, kFenced, kBindWait, kRdHold,
-                              kSndOpen, kRnrWait, kRetrying, kKickWhy, kNakSent})
+                              kSndOpen, kRnrWait, kRetrying, kKickWhy, kNakSent, kPaused})
                 in.job.data[z] |= 1;   // INIT's 0 (kick_why: TIMEOUT, 0) would not show
             h.cycle(in);
             // By hand: each enabled field the job's; the others the command's
@@ -839,10 +855,10 @@ UNIT_TEST(all_views) {
     // Every flag of every QP clear, then one QP's set alone.
     for (unsigned q = 0; q < kNumQp; q++) {
         Xs v = random_xs(r);
-        v[kFenced] = v[kBindWait] = v[kRdHold] = v[kRnrWait] = 0;
+        v[kFenced] = v[kBindWait] = v[kRdHold] = v[kRnrWait] = v[kPaused] = 0;
         fill(h, q, v);
     }
-    for (XsField flag : {kFenced, kBindWait, kRdHold, kRnrWait}) {
+    for (XsField flag : {kFenced, kBindWait, kRdHold, kRnrWait, kPaused}) {
         for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
             Xs one{};
             one[flag] = 1;
@@ -852,7 +868,8 @@ UNIT_TEST(all_views) {
                 const bool got = flag == kFenced      ? o.fenced[p]
                                  : flag == kBindWait  ? o.bind_wait[p]
                                  : flag == kRdHold    ? o.rd_hold[p]
-                                                      : o.rnr_wait[p];
+                                 : flag == kRnrWait   ? o.rnr_wait[p]
+                                                      : o.paused[p];
                 CHECK_EQ(got, p == q);
                 if (got != (p == q))
                     std::fprintf(stderr, "  all_%s bit %u with only qp %u's set\n", kXsDesc[flag].name, p, q);
@@ -937,7 +954,7 @@ UNIT_TEST(read_ports) {
         }
         CHECK_EQ(o.db_sq_ci, v[pick[2]][kSqCi]);
         CHECK_EQ(o.db_rq_ci, v[pick[2]][kRqCi]);
-        CHECK_EQ(o.nxt_sq_ci, v[pick[3]][kSqCi]);
+        CHECK_EQ(o.nxt_sq_ci, (v[pick[3]][kSqCi] - v[pick[3]][kPaused]) & 0xFFFFu);
         CHECK_EQ(o.nxt_done, v[pick[3]][kDone]);
     }
     // The ports follow their index with no clock: every QP at each in turn.
@@ -1246,7 +1263,9 @@ UNIT_TEST(job_beats_cmd_retry) {
             in.job.data = random_xs(r);
             h.cycle(in);
             Xs want = after_command(old, in.cmd);
-            for (unsigned f = kRetryLeft; f < kXsFields; f++) want[f] = in.job.data[f];
+            for (unsigned f = kRetryLeft; f < kXsFields; f++)
+                if (in.job.we & xs_we(static_cast<XsField>(f)))
+                    want[f] = in.job.data[f];
             expect_xs(h.look(q), q, want, "RTS outside INIT or RESET, a job write of the retry fields");
         }
     }
@@ -1349,6 +1368,172 @@ UNIT_TEST(all_rnr_wait) {
     expect_view(h.look(r.range(0, kNumQp - 1)), "after rst_n");
 }
 
+// paused and pause_pkts: the job writes them like every field, per QP;
+// all_paused shows every QP's paused; nxt_sq_ci is the WQE a pick of nxt
+// fetches, the paused one (sq_ci - 1) again, where db_sq_ci, all_sq_ci and
+// the struct ports keep sq_ci. INIT clears paused (on its QP alone) and
+// keeps pause_pkts; no other command touches either; rst_n clears every
+// QP's paused and keeps pause_pkts.
+UNIT_TEST(paused_fields) {
+    XsHarness h(seed(0x7A0D));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    // A job write on q with every read port at q: what the unit showed
+    // before the edge.
+    auto write = [&h](unsigned q, uint32_t we, const Xs &data, const XsCmd *k = nullptr) {
+        XsIn in = idle(h.rng());
+        in.cur = in.pq = in.db = in.nxt = q;
+        in.job.qp = q;
+        in.job.we = we;
+        in.job.data = data;
+        if (k)
+            in.cmd = *k;
+        return h.cycle(in);
+    };
+    // Every QP busy but not paused, so that one QP's pause stands out.
+    std::vector<Xs> v(kNumQp);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        v[q] = busy_xs(r);
+        v[q][kPaused] = 0;
+        fill(h, q, v[q]);
+    }
+    auto expect_view = [&](const XsOut &o, const char *what) {
+        for (unsigned p = 0; p < kNumQp; p++) {
+            CHECK_EQ(o.paused[p], v[p][kPaused]);
+            CHECK_EQ(o.sq_ci[p], v[p][kSqCi]);   // the view is sq_ci, paused or not
+            if (o.paused[p] != v[p][kPaused])
+                std::fprintf(stderr, "  %s: all_paused bit %u is %d\n", what, p, o.paused[p]);
+        }
+    };
+
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        // Each alone, at all ones, 0 and random, the other fields' data
+        // every bit the opposite of the store's: only that field moves.
+        for (XsField f : {kPaused, kPausePkts}) {
+            const unsigned w = kXsDesc[f].width;
+            for (uint64_t value : {mask_of(w), uint64_t{0}, rand_field(r, w), mask_of(w)}) {
+                Xs data;
+                for (unsigned g = 0; g < kXsFields; g++) data[g] = ~v[q][g] & mask_of(kXsDesc[g].width);
+                data[f] = value;
+                const XsOut before = write(q, xs_we(f), data);
+                expect_xs(before, q, v[q], "in the cycle of the write");   // not yet
+                v[q][f] = value;
+                char what[64];
+                std::snprintf(what, sizeof what, "job writes %s alone", kXsDesc[f].name);
+                const XsOut o = h.look(q);
+                expect_xs(o, q, v[q], what);
+                expect_view(o, what);
+            }
+        }
+        // Paused (the loop above left it set): the pick fetches sq_ci - 1,
+        // the doorbell port still reads sq_ci; another QP at nxt its own.
+        XsOut o = h.look(q);
+        CHECK_EQ(v[q][kPaused], 1u);
+        CHECK_EQ(o.nxt_sq_ci, static_cast<uint16_t>(v[q][kSqCi] - 1));
+        CHECK_EQ(o.db_sq_ci, v[q][kSqCi]);
+        CHECK_EQ(o.cur_xs[kSqCi], v[q][kSqCi]);
+        const unsigned p = (q + 1 + r.range(0, kNumQp - 2)) % kNumQp;
+        XsIn at = idle(r);
+        at.cur = q;
+        at.nxt = p;
+        CHECK_EQ(h.peek(at).nxt_sq_ci, v[p][kSqCi]);
+        // Both in one write; then sq_ci and paused in one write, across 2^16.
+        Xs both = random_xs(r);
+        both[kPaused] = 1;
+        write(q, xs_we(kPaused) | xs_we(kPausePkts), both);
+        v[q][kPaused] = 1;
+        v[q][kPausePkts] = both[kPausePkts];
+        expect_xs(h.look(q), q, v[q], "paused and pause_pkts in one write");
+        for (uint16_t ci : {uint16_t{0}, uint16_t{1}, uint16_t{0x8000}}) {
+            Xs d = random_xs(r);
+            d[kSqCi] = ci;
+            d[kPaused] = 1;
+            write(q, xs_we(kSqCi) | xs_we(kPaused), d);
+            v[q][kSqCi] = ci;
+            o = h.look(q);
+            CHECK_EQ(o.nxt_sq_ci, static_cast<uint16_t>(ci - 1));   // 0 -> 0xFFFF
+            CHECK_EQ(o.sq_ci[q], ci);
+            expect_xs(o, q, v[q], "sq_ci and paused in one write");
+        }
+        // Cleared: nxt_sq_ci is sq_ci again, pause_pkts kept.
+        Xs zero = random_xs(r);
+        zero[kPaused] = 0;
+        write(q, xs_we(kPaused), zero);
+        v[q][kPaused] = 0;
+        o = h.look(q);
+        CHECK_EQ(o.nxt_sq_ci, v[q][kSqCi]);
+        CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
+        expect_view(o, "paused cleared");
+    }
+
+    // INIT on a paused QP: paused 0 (nxt_sq_ci INIT's sq_ci, 0), pause_pkts
+    // kept, a paused neighbour kept.
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        const unsigned p = (q + 1) % kNumQp;
+        for (unsigned x : {q, p}) {
+            v[x] = busy_xs(r);   // paused
+            fill(h, x, v[x]);
+        }
+        const XsCmd k = make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50));
+        command(h, k);
+        v[q] = after_command(v[q], k);
+        const XsOut o = h.look(q);
+        CHECK_EQ(o.cur_xs[kPaused], 0u);
+        CHECK(!o.paused[q]);
+        CHECK_EQ(o.nxt_sq_ci, 0u);
+        CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
+        CHECK(o.paused[p]);
+        expect_xs(o, q, v[q], "INIT on a paused QP");
+        expect_xs(h.look(p), p, v[p], "a paused QP INIT did not name");
+        expect_view(h.look(q), "INIT on one QP");
+        // The job's paused and pause_pkts beat INIT's in one cycle: paused
+        // at sq_ci 0, so a pick would fetch 0xFFFF.
+        Xs d = random_xs(r);
+        d[kPaused] = 1;
+        const XsCmd again = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+        write(q, xs_we(kPaused) | xs_we(kPausePkts), d, &again);
+        v[q] = after_command(v[q], again);
+        v[q][kPaused] = 1;
+        v[q][kPausePkts] = d[kPausePkts];
+        const XsOut j = h.look(q);
+        CHECK(j.paused[q]);
+        CHECK_EQ(j.nxt_sq_ci, 0xFFFFu);
+        expect_xs(j, q, v[q], "INIT and a job write of paused");
+        // Every other command, and INIT without cmd_valid: both kept.
+        for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET),
+                              static_cast<unsigned>(RNIC_QP_CMD_ERROR), kNotCmds[0], kNotCmds[3]}) {
+            for (bool in_init : {false, true}) {
+                const XsCmd c = make_cmd(r, code, q, in_init);
+                command(h, c);
+                v[q] = after_command(v[q], c);
+                const XsOut k2 = h.look(q);
+                CHECK(k2.paused[q]);
+                CHECK_EQ(k2.cur_xs[kPausePkts], d[kPausePkts]);
+                expect_xs(k2, q, v[q], "a command other than INIT on a paused QP");
+            }
+        }
+        XsCmd quiet = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+        quiet.valid = false;
+        command(h, quiet);
+        expect_xs(h.look(q), q, v[q], "INIT without cmd_valid on a paused QP");
+    }
+
+    // rst_n: every paused cleared, every pause_pkts kept.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        v[q] = busy_xs(r);
+        fill(h, q, v[q]);
+    }
+    expect_view(h.look(0), "every QP paused");
+    h.reset();
+    for (unsigned q = 0; q < kNumQp; q++) {
+        const XsOut o = h.look(q);
+        CHECK(!o.paused[q]);
+        CHECK_EQ(o.cur_xs[kPaused], 0u);
+        CHECK_EQ(o.nxt_sq_ci, 0u);   // sq_ci 0, not paused: not 0xFFFF
+        CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
+    }
+}
+
 UNIT_TEST(random_run) {
     XsHarness h(seed(0x7A0FF));
     Rng &r = h.rng();
@@ -1427,6 +1612,8 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(s.fl_to_oldest), static_cast<unsigned long long>(s.oldest_compared),
                 static_cast<unsigned long long>(s.oldest_nonzero), static_cast<unsigned long long>(s.rts_counts),
                 static_cast<unsigned long long>(s.same_qp_reliability));
+    std::printf("random_run: nxt_sq_ci compared for a paused QP %llu times; INIT on a paused QP %llu\n",
+                static_cast<unsigned long long>(s.nxt_paused), static_cast<unsigned long long>(s.init_paused));
     CHECK(h.now() >= kCycles);
     CHECK(s.resets > 3);
     for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_INIT), static_cast<unsigned>(RNIC_QP_CMD_RTS),
@@ -1441,4 +1628,6 @@ UNIT_TEST(random_run) {
     CHECK(s.same_qp_reliability > 300);
     CHECK(s.fl_to_oldest > 10000);
     CHECK(s.oldest_nonzero > 100000);
+    CHECK(s.nxt_paused > 50000);
+    CHECK(s.init_paused > 1000);
 }

@@ -81,6 +81,7 @@ XsOut XsHarness::read() const {
         o.bind_wait[q] = narrow(d.all_bind_wait, q, 1);
         o.rd_hold[q] = narrow(d.all_rd_hold, q, 1);
         o.rnr_wait[q] = narrow(d.all_rnr_wait, q, 1);
+        o.paused[q] = narrow(d.all_paused, q, 1);
         o.hold_done[q] = static_cast<uint16_t>(wide_get(d.all_hold_done, 16 * q, 16));
         o.sq_ci[q] = static_cast<uint16_t>(wide_get(d.all_sq_ci, 16 * q, 16));
         o.done[q] = static_cast<uint16_t>(wide_get(d.all_done, 16 * q, 16));
@@ -139,13 +140,19 @@ void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
     oldest_port("pq_oldest", pq, got.pq_oldest);
     one("db_sq_ci", db, kSqCi, got.db_sq_ci);
     one("db_rq_ci", db, kRqCi, got.db_rq_ci);
-    one("nxt_sq_ci", nxt, kSqCi, got.nxt_sq_ci);
+    // The WQE a pick of nxt fetches: a paused one (before sq_ci) again.
+    if (model_.qp(nxt).has(kSqCi) && model_.qp(nxt).has(kPaused)) {
+        const QpXs &m = model_.qp(nxt);
+        stats_.nxt_paused += m.v[kPaused] != 0;
+        cmp("nxt_sq_ci", "sq_ci-paused", "qp", nxt, got.nxt_sq_ci, (m.v[kSqCi] - m.v[kPaused]) & 0xFFFFu);
+    }
     one("nxt_done", nxt, kDone, got.nxt_done);
     for (unsigned q = 0; q < kNumQp; q++) {
         one("all_fenced", q, kFenced, got.fenced[q]);
         one("all_bind_wait", q, kBindWait, got.bind_wait[q]);
         one("all_rd_hold", q, kRdHold, got.rd_hold[q]);
         one("all_rnr_wait", q, kRnrWait, got.rnr_wait[q]);
+        one("all_paused", q, kPaused, got.paused[q]);
         one("all_hold_done", q, kHoldDone, got.hold_done[q]);
         one("all_sq_ci", q, kSqCi, got.sq_ci[q]);
         one("all_done", q, kDone, got.done[q]);
@@ -256,6 +263,8 @@ void XsHarness::tally(const XsIn &in) {
     if (in.cmd.valid) {
         const unsigned code = in.cmd.code & 7u;
         ++s.cmds[code];
+        const QpXs &sel = model_.qp(in.cmd.sel);
+        s.init_paused += code == RNIC_QP_CMD_INIT && sel.has(kPaused) && sel.v[kPaused] != 0;
         if (code == RNIC_QP_CMD_RTS) {
             ++(in.cmd.in_init ? s.rts_applied : s.rts_ignored);
             for (uint32_t c : {in.cmd.retry_cnt & 7u, in.cmd.rnr_retry & 7u})

@@ -6,12 +6,12 @@
 //   cur_xs, pq_xs                 every known field of the QP each names;
 //   cur_oldest, pq_oldest         every known field of the slot
 //                                 {QP, done mod MAX_RD_ATOMIC} of that QP;
-//   db_sq_ci, db_rq_ci,           the QP each names;
-//   nxt_sq_ci, nxt_done
+//   db_sq_ci, db_rq_ci,           the QP each names (nxt_sq_ci: sq_ci less
+//   nxt_sq_ci, nxt_done           paused, once both are known);
 //   all_fenced ... all_rq_ci      every QP's slot of the view (all_fenced,
 //                                 all_bind_wait, all_rd_hold, all_rnr_wait,
-//                                 all_hold_done, all_sq_ci, all_done,
-//                                 all_rq_ci);
+//                                 all_paused, all_hold_done, all_sq_ci,
+//                                 all_done, all_rq_ci);
 //   all_op                        every in-flight slot's opcode, once known.
 // A failing cycle is described in full (inputs, the fields that differ) for
 // the first few, with the seed that replays it.
@@ -40,7 +40,8 @@ struct XsOut {
     Xs cur_xs{}, pq_xs{};
     Flight cur_oldest{}, pq_oldest{};
     uint16_t db_sq_ci = 0, db_rq_ci = 0, nxt_sq_ci = 0, nxt_done = 0;
-    bool fenced[kNumQp] = {}, bind_wait[kNumQp] = {}, rd_hold[kNumQp] = {}, rnr_wait[kNumQp] = {};
+    bool fenced[kNumQp] = {}, bind_wait[kNumQp] = {}, rd_hold[kNumQp] = {}, rnr_wait[kNumQp] = {},
+         paused[kNumQp] = {};
     uint16_t hold_done[kNumQp] = {}, sq_ci[kNumQp] = {}, done[kNumQp] = {}, rq_ci[kNumQp] = {};
     uint8_t op[kSlots] = {};
 };
@@ -61,6 +62,8 @@ struct XsStats {
     uint64_t fl_to_oldest = 0;          // ... into a slot cur or pq shows as oldest
     uint64_t oldest_compared = 0;       // oldest views compared with a known slot
     uint64_t oldest_nonzero = 0;        // ... of which at done mod MAX_RD_ATOMIC != 0
+    uint64_t nxt_paused = 0;            // nxt_sq_ci compared for a paused QP (sq_ci - 1)
+    uint64_t init_paused = 0;           // INIT on a QP with a paused WQE
 };
 
 class XsHarness {

@@ -31,14 +31,14 @@ struct FieldDesc {
 enum XsField : unsigned {
     kSqPsn, kRqPsn, kMsn, kSqCi, kRqCi, kDone, kFenced, kBindWait, kRdHold, kHoldDone,
     kOutGot, kWrVa, kWrLeft, kWrRkey, kRcvGot, kSndOpen,
-    kRetryLeft, kRnrLeft, kRnrWait, kRetrying, kKickWhy, kAckedPsn, kNakSent, kXsFields
+    kRetryLeft, kRnrLeft, kRnrWait, kRetrying, kKickWhy, kAckedPsn, kNakSent, kPaused, kPausePkts, kXsFields
 };
 inline constexpr FieldDesc kXsDesc[kXsFields] = {
     {"sq_psn", 24}, {"rq_psn", 24}, {"msn", 24},    {"sq_ci", 16},   {"rq_ci", 16},  {"done", 16},
     {"fenced", 1},  {"bind_wait", 1}, {"rd_hold", 1}, {"hold_done", 16}, {"out_got", 32}, {"wr_va", 64},
     {"wr_left", 32}, {"wr_rkey", 32}, {"rcv_got", 32}, {"snd_open", 1},
     {"retry_left", 3}, {"rnr_left", 3}, {"rnr_wait", 1}, {"retrying", 1}, {"kick_why", 2}, {"acked_psn", 24},
-    {"nak_sent", 1},
+    {"nak_sent", 1}, {"paused", 1}, {"pause_pkts", 16},
 };
 
 // flight_t, in declaration order.

@@ -13,20 +13,25 @@
 //               flags and indices the scheduler reads of every QP through
 //               the all_* views (fenced, bind_wait, rd_hold, rnr_wait,
 //               sq_ci, done, rq_ci), the responder's open message (wr_left,
-//               snd_open) and the reliability flags that would otherwise
+//               snd_open), the reliability flags that would otherwise
 //               hold back a QP from power-up (retrying: a resend under way
-//               starts no second one; nak_sent: later packets dropped), so
-//               that a change to that list is one this bench flags. The
-//               retry counts, kick_why and acked_psn are not cleared: RTS
-//               and INIT set them before they are read.
+//               starts no second one; nak_sent: later packets dropped) and
+//               paused (the scheduler reads it through all_paused, and a
+//               pick would fetch the WQE before sq_ci), so that a change to
+//               that list is one this bench flags. The retry counts,
+//               kick_why and acked_psn are not cleared: RTS and INIT set
+//               them before they are read; nor is pause_pkts, read only
+//               under paused.
 //   command     (cmd_valid) on cmd_sel. INIT: kInitClears (a new
 //               connection: indices, holds, counters, MSN, wr_left so that
 //               no WRITE continues from a previous one, and the reliability
 //               state of the old one: no RNR wait, no resend under way, no
-//               NAK sent) to 0, and kick_why to RETRY_WHY_TIMEOUT (what the
-//               timer's retry is for); not the PSNs, retry counts or
-//               acked_psn (RTS sets them) nor hold_done, wr_va, wr_rkey
-//               (read only under rd_hold and wr_left, which INIT clears).
+//               NAK sent, no WQE paused: a paused WQE is the one before
+//               sq_ci, which INIT moves to 0) to 0, and kick_why to
+//               RETRY_WHY_TIMEOUT (what the timer's retry is for); not the
+//               PSNs, retry counts or acked_psn (RTS sets them) nor
+//               hold_done, wr_va, wr_rkey, pause_pkts (read only under
+//               rd_hold, wr_left and paused, which INIT clears).
 //               RTS, only with cmd_in_init: sq_psn and rq_psn from
 //               cmd_sq_psn and cmd_rq_psn, acked_psn from cmd_sq_psn (what
 //               the responder will expect first), retry_left from
@@ -39,10 +44,12 @@
 //   in-flight   fl_slot, one write enable per field (flight_we_t).
 // Read ports, combinational: cur_xs / pq_xs the QP named; cur_oldest /
 // pq_oldest the slot {QP, done mod MAX_RD_ATOMIC} of that QP (its oldest
-// WQE in flight); db_sq_ci / db_rq_ci, nxt_sq_ci / nxt_done; all_fenced,
-// all_bind_wait, all_rd_hold, all_rnr_wait (bit q), all_hold_done,
-// all_sq_ci, all_done, all_rq_ci (16 bits at 16 q), all_op (8 bits at 8 s,
-// s a slot).
+// WQE in flight); db_sq_ci / db_rq_ci, nxt_done; nxt_sq_ci the WQE a pick
+// of nxt fetches: sq_ci, or sq_ci - 1 (mod 2^16) while paused (the paused
+// WQE again); all_fenced, all_bind_wait, all_rd_hold, all_rnr_wait,
+// all_paused (bit q), all_hold_done, all_sq_ci, all_done, all_rq_ci (16
+// bits at 16 q, sq_ci itself whether paused or not), all_op (8 bits at 8
+// s, s a slot).
 //
 // A field is unknown from power-up (--x-initial unique makes it random)
 // until something writes it: rst_n for the fields it clears, a command or
@@ -65,11 +72,11 @@ static_assert((kDepth & (kDepth - 1)) == 0 && kDepth >= 2, "the bench drives slo
 
 constexpr uint32_t kResetClears = xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) | xs_we(kSndOpen) |
                                   xs_we(kWrLeft) | xs_we(kDone) | xs_we(kSqCi) | xs_we(kRqCi) |
-                                  xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kNakSent);
+                                  xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kNakSent) | xs_we(kPaused);
 constexpr uint32_t kInitClears = xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) |
                                  xs_we(kRdHold) | xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) |
                                  xs_we(kWrLeft) | xs_we(kMsn) | xs_we(kRnrWait) | xs_we(kRetrying) |
-                                 xs_we(kNakSent);
+                                 xs_we(kNakSent) | xs_we(kPaused);
 // INIT writes these too, to the spec's value (RETRY_WHY_TIMEOUT), not assumed to be 0.
 constexpr uint32_t kInitSets = xs_we(kKickWhy);
 constexpr uint32_t kRtsSets = xs_we(kSqPsn) | xs_we(kRqPsn) | xs_we(kAckedPsn) | xs_we(kRetryLeft) | xs_we(kRnrLeft);

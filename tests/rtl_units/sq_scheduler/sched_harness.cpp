@@ -66,7 +66,7 @@ void SchedHarness::drive(const SchedIn &in, bool advance) {
     d.mutant = in.mutant & 0xFu;
     d.cur = in.cur % kNumQp;
     d.advance = advance;
-    uint32_t state = 0, fenced = 0, bind_wait = 0, rd_hold = 0, rnr_wait = 0, retry_due = 0;
+    uint32_t state = 0, fenced = 0, bind_wait = 0, rd_hold = 0, rnr_wait = 0, paused = 0, retry_due = 0;
     for (unsigned i = 0; i < kNumQp; i++) {
         const QpCtx &q = in.qp[i];
         state |= (q.state & 3u) << (2 * i);
@@ -74,6 +74,7 @@ void SchedHarness::drive(const SchedIn &in, bool advance) {
         bind_wait |= (q.bind_wait ? 1u : 0u) << i;
         rd_hold |= (q.rd_hold ? 1u : 0u) << i;
         rnr_wait |= (q.rnr_wait ? 1u : 0u) << i;
+        paused |= (q.paused ? 1u : 0u) << i;
         retry_due |= (q.retry_due ? 1u : 0u) << i;
         put(d.hold_done, 16 * i, 16, q.hold_done);
         put(d.sq_pi, 16 * i, 16, q.sq_pi);
@@ -89,6 +90,7 @@ void SchedHarness::drive(const SchedIn &in, bool advance) {
     d.bind_wait = static_cast<uint16_t>(bind_wait);
     d.rd_hold = static_cast<uint16_t>(rd_hold);
     d.rnr_wait = static_cast<uint16_t>(rnr_wait);
+    d.paused = static_cast<uint16_t>(paused);
     d.retry_due = static_cast<uint16_t>(retry_due);
 }
 
@@ -145,10 +147,11 @@ SchedOut SchedHarness::read_and_check(const SchedIn &in, const char *when) {
         for (unsigned i = 0; i < kNumQp; i++) {
             const QpCtx &q = in.qp[i];
             std::fprintf(stderr,
-                         "  qp %2u: state %u fenced %d bind_wait %d rd_hold %d rnr_wait %d retry_due %d hold_done %u "
-                         "sq pi %u ci %u done %u rq pi %u ci %u flags 0x%02x oldest op %u -> ready %d bind %d "
-                         "retry %d flush %d\n",
-                         i, q.state, q.fenced, q.bind_wait, q.rd_hold, q.rnr_wait, q.retry_due, q.hold_done, q.sq_pi,
+                         "  qp %2u: state %u fenced %d bind_wait %d rd_hold %d rnr_wait %d paused %d retry_due %d "
+                         "hold_done %u sq pi %u ci %u done %u rq pi %u ci %u flags 0x%02x oldest op %u -> ready %d "
+                         "bind %d retry %d flush %d\n",
+                         i, q.state, q.fenced, q.bind_wait, q.rd_hold, q.rnr_wait, q.paused, q.retry_due, q.hold_done,
+                         q.sq_pi,
                          q.sq_ci, q.done, q.rq_pi, q.rq_ci, q.flags, q.op[q.done % kMaxRd],
                          SchedModel::ready(q, in.mutant), SchedModel::bind_due(q), SchedModel::retry(q),
                          SchedModel::has_flush(q));
@@ -189,8 +192,14 @@ SchedOut SchedHarness::cycle(const SchedIn &in) {
     if (in.advance) {
         ++stats_.advances;
         const QpCtx &p = in.qp[want.pick_q];
-        if (p.bind_wait)
+        if (p.bind_wait && !p.paused)   // a paused QP passes the bind fence without the mutant
             ++stats_.mutant_lifted;
+        if (p.paused) {
+            ++stats_.paused_picks;
+            QpCtx unpaused = p;
+            unpaused.paused = false;
+            stats_.paused_lifted += !SchedModel::ready(unpaused, in.mutant);
+        }
         if (want.pick_q < model_.rr())
             ++stats_.wrapped_picks;
         for (const QpCtx &q : in.qp) {

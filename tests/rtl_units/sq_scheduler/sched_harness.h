@@ -28,6 +28,8 @@ struct SchedStats {
     uint64_t rnr_skipped = 0;        // picks with an RTS QP with work passed over for rnr_wait alone
     uint64_t at_limit = 0, under_limit = 0;
     uint64_t mutant_lifted = 0;      // picks of a QP whose bind_wait the mutant ignored
+    uint64_t paused_picks = 0;       // picks of a QP with a paused WQE
+    uint64_t paused_lifted = 0;      // ... that a hold would have blocked without the pause
     uint64_t wrapped_picks = 0;      // picks below the pointer (the search wrapped)
     unsigned max_passed = 0;         // most picks a ready QP waited through
     uint64_t resets = 0;

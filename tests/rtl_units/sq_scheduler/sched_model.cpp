@@ -3,6 +3,10 @@
 bool SchedModel::ready(const QpCtx &q, unsigned mutant) {
     if (q.state != RNIC_QP_STATE_RTS)
         return false;
+    if (q.rnr_wait)   // an RNR NAK's delay: the retry, not a new WQE, comes next
+        return false;
+    if (q.paused)     // the rest of a started WQE: the holds below concern later ones
+        return true;
     if (q.fenced)
         return false;
     if (q.sq_ci == q.sq_pi)   // nothing posted
@@ -12,8 +16,6 @@ bool SchedModel::ready(const QpCtx &q, unsigned mutant) {
     if (q.rd_hold && q.done == q.hold_done)   // the READ waits for the oldest to complete
         return false;
     if (q.bind_wait && mutant != RNIC_MUTANT_NO_BIND_FENCE)
-        return false;
-    if (q.rnr_wait)   // an RNR NAK's delay: the retry, not a new WQE, comes next
         return false;
     return true;
 }

@@ -10,8 +10,15 @@
 //              flight is uncommitted (bind_wait) -- the bind fence, which
 //              the mutant NO_BIND_FENCE, and only it, lifts; and it is not
 //              waiting out an RNR NAK's delay (rnr_wait; no mutant lifts
-//              that). A retransmission due is none of these: a QP can be
-//              ready and due at once (the engine takes the retry first);
+//              that). Or: the QP is in RTS, not in rnr_wait, and has a WQE
+//              paused between its packets (paused: rnic_requester stopped
+//              the WQE before sq_ci for a waiting frame); the rest of a
+//              started WQE waits for none of the holds above, which all
+//              concern later WQEs (a fence, the window, a READ hold, a BIND
+//              fence, nothing more posted), but the RNR delay and the state
+//              still hold it. A retransmission due is none of these: a QP
+//              can be ready and due at once (the engine takes the retry
+//              first);
 //   bind due   the QP is in RTS and its oldest WQE in flight is a BIND (the
 //              opcode in slot done mod MAX_RD_ATOMIC);
 //   retry      the QP is in RTS and its retransmission is due (retry_due,
@@ -45,6 +52,7 @@ struct QpCtx {
     bool bind_wait = false;
     bool rd_hold = false;
     bool rnr_wait = false;             // waiting out an RNR NAK's delay
+    bool paused = false;               // the WQE before sq_ci has packets left to send (rnic_requester)
     bool retry_due = false;            // its retransmission is due (rnic_ack_timer)
     uint16_t hold_done = 0;
     uint16_t sq_pi = 0, sq_ci = 0, done = 0;

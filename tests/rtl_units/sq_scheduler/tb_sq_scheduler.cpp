@@ -43,6 +43,15 @@
 //                      picked again from the same pointer; a BIND due, a
 //                      retry due, a flush and rd_at_limit ignore it; QPs
 //                      toggling in and out: no waiting QP ever picked
+//   paused_ready       a QP with a paused WQE is picked past each hold that
+//                      blocks it unpaused (fenced, uncommitted BIND under
+//                      every mutant value, MAX_RD_ATOMIC in flight, READ
+//                      hold, nothing posted) and all of them at once, for
+//                      each QP and pointer; it is not picked in rnr_wait nor
+//                      outside RTS (ERROR: a flush instead); beside another
+//                      ready QP the first from the pointer; the pick taken
+//                      moves the pointer past it; flipping every QP's pause
+//                      changes no BIND, retry, flush nor rd_at_limit
 //   retry_due          retry_any / retry_q: due only in RTS; not held by
 //                      any pick condition nor the mutant; round-robin from
 //                      every pointer over random due sets, by hand; named
@@ -50,9 +59,10 @@
 //                      reset); a due QP hides no bind, pick or flush
 //   random_run         250,000 cycles of an engine at random: posts,
 //                      starts, completions, fences, READ holds, BINDs, RNR
-//                      waits, retries due and taken, errors and flushes, the
-//                      mutant on and off; the figures at the end say every
-//                      rule was exercised
+//                      waits, SENDs and WRITEs paused and resumed, retries
+//                      due and taken, errors and flushes, the mutant on and
+//                      off; the figures at the end say every rule was
+//                      exercised (a pause past each hold too)
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cstdio>
@@ -83,6 +93,7 @@ QpCtx quiet_qp(Rng &r) {
     q.bind_wait = r.percent(50);
     q.rd_hold = r.percent(50);
     q.rnr_wait = r.percent(50);
+    q.paused = r.percent(50);   // outside RTS a pause makes no pick either
     q.retry_due = r.percent(50);
     q.hold_done = static_cast<uint16_t>(r.u32());
     q.done = static_cast<uint16_t>(r.u32());
@@ -211,6 +222,51 @@ QpCtx drained_error_qp(Rng &r) {
     q.sq_pi = q.sq_ci = q.done;
     q.rq_pi = q.rq_ci;
     return q;
+}
+
+// The paused WQE's slot holds a SEND or WRITE (only those pause).
+void mark_paused_wqe(QpCtx &q, Rng &r) {
+    q.op[static_cast<uint16_t>(q.sq_ci - 1) % kMaxRd] = r.percent(50) ? RNIC_OP_SEND : RNIC_OP_RDMA_WRITE;
+}
+
+// A QP with a paused WQE, as rnic_requester leaves it: RTS, the paused SEND
+// or WRITE the newest of 1..MAX_RD_ATOMIC - 1 in flight (sq_ci is past it),
+// more posted, no hold.
+QpCtx paused_qp(Rng &r) {
+    QpCtx q = ready_qp(r);
+    in_flight(q, r.range(1, kMaxRd - 1), r);
+    mark_paused_wqe(q, r);
+    q.paused = true;
+    return q;
+}
+
+// The holds a pause passes: each alone blocks the pick of an RTS QP that
+// is not paused (paused_qp() with paused cleared), and all at once.
+const std::vector<Block> &pause_passes() {
+    static const std::vector<Block> b = {
+        {"fenced", false, [](QpCtx &q, Rng &) { q.fenced = true; }},
+        {"uncommitted BIND", true, [](QpCtx &q, Rng &) { q.bind_wait = true; }},
+        {"MAX_RD_ATOMIC in flight", false,
+         [](QpCtx &q, Rng &r) {
+             in_flight(q, kMaxRd, r);   // the paused WQE the last of the window
+             mark_paused_wqe(q, r);
+         }},
+        {"READ hold", false,
+         [](QpCtx &q, Rng &) {
+             q.rd_hold = true;
+             q.hold_done = q.done;
+         }},
+        {"nothing posted", false, [](QpCtx &q, Rng &) { q.sq_pi = q.sq_ci; }},
+        {"every hold at once", true,
+         [](QpCtx &q, Rng &r) {
+             in_flight(q, kMaxRd, r);
+             mark_paused_wqe(q, r);
+             q.fenced = q.bind_wait = q.rd_hold = true;
+             q.hold_done = q.done;
+             q.sq_pi = q.sq_ci;
+         }},
+    };
+    return b;
 }
 
 }  // namespace
@@ -715,6 +771,138 @@ UNIT_TEST(rnr_wait) {
     CHECK(h.stats().rnr_skipped > 1000);
 }
 
+// A paused WQE makes its QP ready whatever holds later WQEs: a paused RTS
+// QP is picked though fenced, behind an uncommitted BIND (under every
+// mutant value, not only NO_BIND_FENCE), with MAX_RD_ATOMIC in flight,
+// under a READ hold or with nothing more posted, each alone and all at
+// once; each of those holds the same QP unpaused. An RNR wait and every
+// state but RTS still hold it. Picked, it takes its turn round-robin and
+// moves the pointer like any pick; and the pause changes no other kind of
+// work nor rd_at_limit.
+UNIT_TEST(paused_ready) {
+    SchedHarness h(seed(0x5D0A));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (unsigned p : {0u, q, (q + 1) % kNumQp, r.range(0, kNumQp - 1)}) {
+            point_at(h, p);
+            SchedIn in = quiet_in(r);
+            in.qp[q] = paused_qp(r);
+            SchedOut o = h.cycle(in);   // paused, nothing held: picked
+            CHECK(o.pick_any);
+            CHECK_EQ(o.pick_q, q);
+            for (const Block &b : pause_passes()) {
+                SchedIn held = in;
+                b.apply(held.qp[q], r);
+                // Unpaused, the hold holds (so a pick below is the pause's doing).
+                SchedIn unpaused = held;
+                unpaused.qp[q].paused = false;
+                o = h.cycle(unpaused);
+                if (o.pick_any)
+                    std::fprintf(stderr, "qp %u not paused, picked though %s\n", q, b.name);
+                CHECK(!o.pick_any);
+                // Paused: picked, whatever the mutant.
+                for (unsigned m = 0; m < 16; m++) {
+                    held.mutant = m;
+                    o = h.cycle(held);
+                    if (!o.pick_any || o.pick_q != q)
+                        std::fprintf(stderr, "qp %u paused, %s, mutant %u: pick_any %d pick_q %u\n", q, b.name, m,
+                                     o.pick_any, o.pick_q);
+                    CHECK(o.pick_any);
+                    CHECK_EQ(o.pick_q, q);
+                }
+                held.mutant = RNIC_MUTANT_NONE;
+                // An RNR wait holds it all the same.
+                SchedIn rnr = held;
+                rnr.qp[q].rnr_wait = true;
+                o = h.cycle(rnr);
+                if (o.pick_any)
+                    std::fprintf(stderr, "qp %u paused, %s, picked in rnr_wait\n", q, b.name);
+                CHECK(!o.pick_any);
+                // So does every state but RTS (ERROR: its WQEs in flight are a flush).
+                for (unsigned st : {RNIC_QP_STATE_RESET, RNIC_QP_STATE_INIT, kErr}) {
+                    SchedIn other = held;
+                    other.qp[q].state = st;
+                    o = h.cycle(other);
+                    if (o.pick_any)
+                        std::fprintf(stderr, "qp %u paused, %s, picked in state %u\n", q, b.name, st);
+                    CHECK(!o.pick_any);
+                    CHECK_EQ(o.flush_any, st == kErr);
+                    if (o.flush_any)
+                        CHECK_EQ(o.flush_q, q);
+                }
+                // Beside another ready QP: whichever comes first from the
+                // pointer; in an RNR wait, the other.
+                const unsigned other = (q + 1 + r.range(0, kNumQp - 2)) % kNumQp;
+                SchedIn two = held;
+                two.qp[other] = ready_qp(r);
+                const unsigned first = (q + kNumQp - p) % kNumQp < (other + kNumQp - p) % kNumQp ? q : other;
+                o = h.cycle(two);
+                CHECK(o.pick_any);
+                CHECK_EQ(o.pick_q, first);
+                two.qp[q].rnr_wait = true;
+                o = h.cycle(two);
+                CHECK(o.pick_any);
+                CHECK_EQ(o.pick_q, other);
+                CHECK_EQ(h.model().rr(), p);   // no pick taken: the pointer stays
+            }
+            // An RNR wait with no hold, under every mutant: not picked.
+            SchedIn rnr = in;
+            rnr.qp[q].rnr_wait = true;
+            for (unsigned m = 0; m < 16; m++) {
+                rnr.mutant = m;
+                CHECK(!h.cycle(rnr).pick_any);
+            }
+        }
+        // The pick taken, every hold at once: the pointer moves past it.
+        SchedIn in = quiet_in(r);
+        in.qp[q] = paused_qp(r);
+        pause_passes().back().apply(in.qp[q], r);
+        in.advance = true;
+        const SchedOut o = h.cycle(in);
+        CHECK(o.pick_any);
+        CHECK_EQ(o.pick_q, q);
+        CHECK_EQ(h.model().rr(), (q + 1) % kNumQp);
+    }
+
+    // The pause is about picks alone: every QP's pause flipped, the BIND,
+    // retry and flush found and rd_at_limit are the same.
+    for (int i = 0; i < 2000 && !unit_stop(failures); i++) {
+        SchedIn in;
+        for (QpCtx &q : in.qp) {
+            switch (r.range(0, 4)) {
+            case 0: q = quiet_qp(r); break;
+            case 1: q = ready_qp(r); break;
+            case 2: q = bind_qp(r, r.range(1, kMaxRd)); break;
+            case 3: q = paused_qp(r); break;
+            default:
+                q = drained_error_qp(r);
+                q.sq_pi = static_cast<uint16_t>(q.sq_ci + r.range(0, 1));
+                q.rq_pi = static_cast<uint16_t>(q.rq_ci + r.range(0, 1));
+                break;
+            }
+            q.retry_due = r.percent(20);
+            q.rnr_wait = r.percent(10);
+            q.op[q.done % kMaxRd] = r.percent(30) ? RNIC_OP_RDMA_READ : q.op[q.done % kMaxRd];
+        }
+        in.cur = r.range(0, kNumQp - 1);
+        in.mutant = r.percent(80) ? RNIC_MUTANT_NONE : r.range(0, 15);
+        SchedIn flipped = in;
+        for (QpCtx &q : flipped.qp) q.paused = !q.paused;
+        const SchedOut a = h.cycle(in), b = h.cycle(flipped);
+        CHECK_EQ(a.bind_any, b.bind_any);
+        CHECK_EQ(a.retry_any, b.retry_any);
+        CHECK_EQ(a.flush_any, b.flush_any);
+        CHECK_EQ(a.rd_at_limit, b.rd_at_limit);
+        if (a.bind_any && b.bind_any)
+            CHECK_EQ(a.bind_q, b.bind_q);
+        if (a.retry_any && b.retry_any)
+            CHECK_EQ(a.retry_q, b.retry_q);
+        if (a.flush_any && b.flush_any)
+            CHECK_EQ(a.flush_q, b.flush_q);
+    }
+}
+
 // retry_any / retry_q: an RTS QP whose retransmission is due, found
 // round-robin from the pointer like the other kinds. Only RTS counts;
 // nothing that holds a pick holds it, nor does the mutant; a retry taken
@@ -903,8 +1091,11 @@ UNIT_TEST(random_run) {
         }
     }
     const uint64_t kCycles = 250000;
-    // What blocked a QP that was RTS with work posted, alone.
+    // What blocked a QP that was RTS with work posted and not paused, alone.
     uint64_t only[8] = {};
+    // Paused RTS QPs: the holds each was past (fenced, MAX_RD_ATOMIC in
+    // flight, READ hold, BIND, nothing posted), out of an RNR wait; and in one.
+    uint64_t paused_past[5] = {}, paused_rnr = 0;
     uint64_t rd_limit_seen[kMaxRd + 1] = {};
     unsigned last_pick = 0;
     const int failures = rnic_check_failures();
@@ -927,8 +1118,8 @@ UNIT_TEST(random_run) {
                 if (static_cast<uint16_t>(q.sq_pi - q.done) < 40)
                     q.sq_pi = static_cast<uint16_t>(q.sq_pi + r.range(1, 4));
                 break;
-            case 3: case 4: case 5: case 6:   // the oldest completes
-                if (fl) {
+            case 3: case 4: case 5: case 6:   // the oldest completes (not a paused one: packets are left)
+                if (fl && !(q.paused && fl == 1)) {
                     if (q.op[q.done % kMaxRd] == RNIC_OP_BIND)
                         q.bind_wait = false;
                     q.done++;
@@ -957,11 +1148,15 @@ UNIT_TEST(random_run) {
                 if (r.percent(15)) {   // an error or a reconnect, now and then
                     const unsigned s = r.range(0, 9);
                     q.state = s < 6 ? kRts : s < 8 ? kErr : s < 9 ? RNIC_QP_STATE_INIT : RNIC_QP_STATE_RESET;
+                    if (q.state == RNIC_QP_STATE_INIT)
+                        q.paused = false;   // INIT clears it (rnic_qp_transport)
                 }
                 break;
-            case 14:   // a flushed QP is connected again
-                if (q.state != kRts && !SchedModel::has_flush(q) && r.percent(50))
+            case 14:   // a flushed QP is connected again (through INIT, which clears a pause)
+                if (q.state != kRts && !SchedModel::has_flush(q) && r.percent(50)) {
                     q.state = kRts;
+                    q.paused = false;
+                }
                 break;
             case 15:   // an RNR NAK: the QP waits out its delay
                 if (fl && r.percent(50))
@@ -994,9 +1189,19 @@ UNIT_TEST(random_run) {
             act = 2;
         in.advance = act == 1;
 
-        // Tallies: a QP that has work and is RTS, blocked by one thing alone.
+        // Tallies: a QP that has work and is RTS, blocked by one thing alone;
+        // a paused one, the holds it is past.
         for (const QpCtx &q : in.qp) {
-            if (q.state != kRts || q.sq_ci == q.sq_pi)
+            if (q.state != kRts)
+                continue;
+            if (q.paused) {
+                const bool b[5] = {q.fenced, SchedModel::in_flight(q) >= kMaxRd, q.rd_hold && q.done == q.hold_done,
+                                   q.bind_wait, q.sq_ci == q.sq_pi};
+                for (int i = 0; i < 5; i++) paused_past[i] += b[i] && !q.rnr_wait;
+                paused_rnr += q.rnr_wait;
+                continue;
+            }
+            if (q.sq_ci == q.sq_pi)
                 continue;
             const bool b[5] = {q.fenced, SchedModel::in_flight(q) >= kMaxRd, q.rd_hold && q.done == q.hold_done,
                                q.bind_wait, q.rnr_wait};
@@ -1018,6 +1223,10 @@ UNIT_TEST(random_run) {
             QpCtx &q = in.qp[want.bind_q];
             q.done++;
             q.bind_wait = false;
+        } else if (act == 1 && in.qp[want.pick_q].paused) {   // the paused WQE goes on, and may pause again
+            QpCtx &q = in.qp[want.pick_q];
+            last_pick = want.pick_q;
+            q.paused = r.percent(30);
         } else if (act == 1) {   // a WQE starts
             QpCtx &q = in.qp[want.pick_q];
             last_pick = want.pick_q;
@@ -1028,6 +1237,9 @@ UNIT_TEST(random_run) {
             q.sq_ci++;
             if (op == RNIC_OP_BIND)
                 q.bind_wait = true;
+            // A SEND or WRITE pauses between its packets now and then (a frame waits).
+            if ((op == RNIC_OP_SEND || op == RNIC_OP_RDMA_WRITE) && r.percent(30))
+                q.paused = true;
             if (r.percent(10))
                 q.fenced = true;   // the next one carries a fence
         } else if (act == 3) {   // the retry: resend from the oldest (or fail it), the wait over
@@ -1036,12 +1248,16 @@ UNIT_TEST(random_run) {
             q.rnr_wait = false;
             if (q.done != q.sq_ci && r.percent(20)) {   // no retries left: the oldest fails, the QP errs
                 q.state = kErr;
+            } else {
+                q.paused = false;   // the rewind sends a paused WQE again from the oldest (rnic_completer)
             }
         } else if (act == 2) {   // flush one WQE or receive
             QpCtx &q = in.qp[want.flush_q];
-            if (q.done != q.sq_ci)
+            if (q.done != q.sq_ci) {
                 q.done++;
-            else if (q.sq_ci != q.sq_pi)
+                if (q.done == q.sq_ci)
+                    q.paused = false;   // the paused WQE (the newest) flushed with the rest
+            } else if (q.sq_ci != q.sq_pi)
                 q.done = ++q.sq_ci;
             else
                 q.rq_ci++;
@@ -1068,6 +1284,13 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(only[5]), static_cast<unsigned long long>(only[4]),
                 static_cast<unsigned long long>(only[6]), static_cast<unsigned long long>(s.rnr_skipped),
                 static_cast<unsigned long long>(s.resets));
+    std::printf("random_run: %llu picks of a paused QP (%llu that a hold would have blocked unpaused); paused QPs "
+                "past a fence %llu, MAX_RD_ATOMIC %llu, a READ hold %llu, a BIND %llu, nothing posted %llu; held by "
+                "an RNR wait %llu\n",
+                static_cast<unsigned long long>(s.paused_picks), static_cast<unsigned long long>(s.paused_lifted),
+                static_cast<unsigned long long>(paused_past[0]), static_cast<unsigned long long>(paused_past[1]),
+                static_cast<unsigned long long>(paused_past[2]), static_cast<unsigned long long>(paused_past[3]),
+                static_cast<unsigned long long>(paused_past[4]), static_cast<unsigned long long>(paused_rnr));
     std::printf("random_run: cur's READs in flight 0..8:");
     for (uint64_t n : rd_limit_seen) std::printf(" %llu", static_cast<unsigned long long>(n));
     std::printf("\n");
@@ -1085,4 +1308,8 @@ UNIT_TEST(random_run) {
     for (int i = 0; i < 7; i++) CHECK(only[i] > 1000);
     for (unsigned n = 0; n <= kMaxRd; n++) CHECK(rd_limit_seen[n] > 100);
     CHECK(s.resets > 5);
+    CHECK(s.paused_picks > 3000);
+    CHECK(s.paused_lifted > 1000);
+    for (int i = 0; i < 5; i++) CHECK(paused_past[i] > 100);
+    CHECK(paused_rnr > 1000);
 }

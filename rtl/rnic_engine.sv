@@ -254,7 +254,7 @@ module rnic_engine #(
     .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
     .rq_pi(all_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(all_flags),
     .advance(st == rnic_pkg::S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && !retry_any &&
-             pick_any),
+             !flush_any && pick_any),
     .pick_any, .pick_q, .bind_any, .bind_q, .retry_any, .retry_q, .flush_any, .flush_q, .cur, .rd_at_limit);
 
   // Each QP's retransmission timer. A job step asks (j.tmr_op, j.kick, for

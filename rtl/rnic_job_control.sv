@@ -1,7 +1,7 @@
 // The engine's job control: which unit's next job registers the engine
 // registers, and the states no unit of its own owns. It starts a job from
-// idle (a received frame first, else a BIND to commit, a WQE to start, a
-// queue to flush), fetches WQEs into the engine's wq, waits out the gather
+// idle (a received frame first, else a BIND to commit, a retry due, a queue
+// to flush, a WQE to start), fetches WQEs into the engine's wq, waits out the gather
 // (S_TX) and the receive scatter (S_RX_SCATTER, S_RX_WAIT_WR), drops a frame
 // that is not for a QP in RTS, and hands every other state to its owner:
 // rnic_requester, rnic_responder or rnic_completer (rnic_engine_types.svh lists
@@ -133,6 +133,11 @@ module rnic_job_control #(
           // A retransmission is due: the completer resends or fails.
           je.cur = retry_q;
           je.st = rnic_pkg::S_RETRY;
+        end else if (enable && flush_any) begin
+          // Before new work: a QP in ERROR ends in a few jobs, and busy QPs
+          // (a paused WQE is picked again and again) would keep it waiting.
+          je.cur = flush_q;
+          je.st = rnic_pkg::S_FLUSH_PICK;
         end else if (enable && pick_any) begin
           je.cur = pick_q;
           je.st = rnic_pkg::S_FETCH_REQ;
@@ -140,9 +145,6 @@ module rnic_job_control #(
           je.fetch_n = 5'(rnic_pkg::WQE_WORDS);
           je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_sq_ci, nxt_sq_log);
           je.fetch_recv = 1'b0; je.fetch_qp = pick_q; je.fetch_idx = nxt_sq_ci;
-        end else if (enable && flush_any) begin
-          je.cur = flush_q;
-          je.st = rnic_pkg::S_FLUSH_PICK;
         end
       end
 

@@ -14,7 +14,9 @@
 //          RNR delay: the rest of a started WQE waits for no hold, which
 //          all concern later WQEs.
 //   flush  an ERROR QP still has WQEs in flight or posted: flush them.
-// The engine takes them in that order of priority (bind, retry, pick, flush).
+// The engine takes them in the order of priority bind, retry, flush, pick:
+// a flush is a few jobs that end a QP, and behind the picks of busy QPs
+// (a paused WQE is picked again and again) it would wait for all of them.
 //
 // The READ limit (QP_FLAGS.MAX_RD, 0 meaning 1, at most MAX_RD_ATOMIC)
 // counts the READs among cur's WQEs in flight; rd_at_limit says the READ the

@@ -206,7 +206,7 @@ module rnic_requester #(
         // packets (a pause), and the completer must not read a stale one.
         fl_we.last = 1'b1; fl.last = first_psn + msg_pkts - 24'd1;
         if (wqe.opcode == rnic_pkg::OP_RDMA_READ) begin
-          // One request; the responder answers with rd_pkts packets.
+          // One request; the responder answers with msg_pkts packets.
           jn.tx_opcode = rnic_pkg::BTH_READ_REQUEST; jn.tx_ext = rnic_pkg::HDR_EXT_RETH;
           jn.tx_ackreq = 1'b1; jn.tx_se = 1'b0; jn.tx_pad = 2'd0;
           jn.tx_psn = first_psn + resume; jn.tx_va = wqe.remote_addr + 64'(go_pos); jn.tx_rkey = wqe.rkey;

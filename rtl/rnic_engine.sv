@@ -540,6 +540,13 @@ module rnic_engine #(
     .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .frame_waiting(rxb_valid && !j.rxb_release),
     .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .go_pos);
 
+  // A READ request for cur, older than it expects, waits behind the READ
+  // response under way: the requester went back, and the responder ends
+  // that response for it (rnic_responder.sv).
+  logic rd_superseded;
+  assign rd_superseded = rxb_valid && !j.rxb_release && p_roce && p_len_ok && p_qp == 24'(cur) &&
+                         p_op == rnic_pkg::BTH_READ_REQUEST && rnic_pkg::psn_off(p_psn, cur_xs.rq_psn) >= 24'h800000;
+
   rnic_responder u_resp (
     .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
     .rq_log(parsing ? pq_rq_log : cur_rq_log), .rcq(cur_rcq),
@@ -547,7 +554,7 @@ module rnic_engine #(
     .p_va, .p_rkey, .p_rlen, .p_plen, .rx_is_send, .rx_is_write, .rx_is_read_req, .rx_first, .rx_last,
     .rx_cont, .resp_act, .resp_dup, .resp_nak_syndrome, .resp_nak_status,
     .wqe, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
-    .rchk_rsp_valid, .rchk_verdict, .rchk_key, .lchk_rsp_valid, .lchk_verdict, .tx_poison,
+    .rchk_rsp_valid, .rchk_verdict, .rchk_key, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .rd_superseded,
     .jn(resp_jn), .xs_we(resp_xs_we), .xs(resp_xs));
 
   rnic_completer u_comp (

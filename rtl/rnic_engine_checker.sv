@@ -140,7 +140,7 @@ module rnic_engine_checker #(
   logic [23:0] next_psn [NUM_QP];
   logic        psn_known [NUM_QP];
   logic [23:0] rd_psns;
-  always_comb rd_psns = (tx_rlen == 32'd0) ? 24'd1 : 24'((tx_rlen + 32'(rnic_pkg::MTU) - 32'd1) >> $clog2(rnic_pkg::MTU));
+  always_comb rd_psns = rnic_pkg::msg_psns(tx_rlen);
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       for (int unsigned i = 0; i < NUM_QP; i++) psn_known[i] <= 1'b0;

@@ -23,6 +23,12 @@
     pkt_len = 16'((left < 32'(MTU)) ? left : 32'(MTU));
   endfunction
 
+  // The PSNs a message of `len` bytes takes: one per MTU, and one for an
+  // empty message (a READ request takes as many, for its responses).
+  function automatic logic [23:0] msg_psns(input logic [31:0] len);
+    msg_psns = (len == 32'd0) ? 24'd1 : 24'((len + 32'(MTU) - 32'd1) >> $clog2(MTU));
+  endfunction
+
   // PSNs are 24 bits and compare modulo 2^24: the distance from b to a.
   function automatic logic [23:0] psn_off(input logic [23:0] a, input logic [23:0] b);
     psn_off = a - b;

@@ -78,7 +78,7 @@ module rnic_requester #(
     sq_idx  = x.sq_ci - 16'(x.paused);
     busy_q  = sq_idx != x.done;
     // One PSN per packet (a READ: per response packet), at least one.
-    msg_pkts = (wq_total[31:0] == 32'd0) ? 24'd1 : 24'((wq_total[31:0] + MTU - 32'd1) >> $clog2(rnic_pkg::MTU));
+    msg_pkts = rnic_pkg::msg_psns(wq_total[31:0]);
     // Unknown opcode; a BIND that is not one segment (the region's range),
     // remote rights only and a new key; too many SGEs; TOTAL_LEN not the sum
     // of the SGE lengths; a READ over 2^31 bytes.

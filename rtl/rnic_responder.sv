@@ -9,6 +9,17 @@
 // request is acknowledged again (SEND, WRITE) or answered again (READ,
 // keeping the expected PSN and the MSN as they are).
 //
+// A READ request moves the expected PSN past its responses, and the MSN on,
+// when it is granted, not when its last response leaves (rxe's way, after
+// InfiniBand's C9-148): its responses carry the new MSN, and a duplicate of
+// it that arrives meanwhile is seen as one. Such a duplicate, waiting in the
+// receive buffer for this QP (rd_superseded), ends the response under way
+// at its next packet boundary: the requester went back to that PSN and drops
+// every response past it, so the rest would be wasted, and answering each
+// resend in full before the next is how a slow responder falls behind a
+// requester's timeouts for good (two processes: the requester's idle clock
+// keeps real time). The duplicate is answered next, from memory.
+//
 // The payload itself moves in the engine's S_RX_SCATTER (the receive
 // scatter over the cursor's segments); S_RX_AFTER comes back here.
 //
@@ -62,6 +73,7 @@ module rnic_responder #(
   input  logic                        lchk_rsp_valid,
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
+  input  logic                        rd_superseded, // a duplicate READ request for cur waits in the receive buffer
 
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
@@ -74,7 +86,13 @@ module rnic_responder #(
   logic [31:0] chk_len;
   logic        read_response;    // a READ request granted: answer it from memory
   logic        nak_recv;         // the SEND's RECV fails: NAK, and it completes with cqe_status
+  logic        read_dup;         // the READ request at hand is a duplicate
+  /* verilator lint_off UNUSEDSIGNAL */
+  rnic_pkg::qp_xs_t xr;          // the request's QP's transport state: the frame's at parse, else cur's
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
+    read_dup = (j.st == rnic_pkg::S_RX_PARSE) ? resp_dup : j.l_dup;
+    xr       = (j.st == rnic_pkg::S_RX_PARSE) ? xp : x;
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
     first   = j.pkt_i == 16'd0;
     last    = j.bytes_left <= MTU;
@@ -273,14 +291,9 @@ module rnic_responder #(
           jn.err_status = rnic_pkg::CQE_STATUS_DMA_FAULT;
           jn.flush_recv = 1'b0;
           jn.st = rnic_pkg::S_ACK_SEND;
-        end else if (j.bytes_left != 32'd0) begin
+        end else if (j.bytes_left != 32'd0 && !rd_superseded) begin
           jn.st = rnic_pkg::S_RD_RESP_PKT;
         end else begin
-          // A duplicate READ was answered again: the expected PSN is further on.
-          if (!j.l_dup) begin
-            xs_we.rq_psn = 1'b1; xs.rq_psn = j.tx_psn + 24'd1;
-            xs_we.msn = 1'b1; xs.msn = x.msn + 24'd1;
-          end
           jn.st = rnic_pkg::S_IDLE;
         end
       end
@@ -290,8 +303,10 @@ module rnic_responder #(
         jn.tx_opcode = rnic_pkg::BTH_ACKNOWLEDGE; jn.tx_ext = rnic_pkg::HDR_EXT_AETH;
         jn.tx_ackreq = 1'b0; jn.tx_se = 1'b0; jn.tx_pad = 2'd0;
         jn.tx_plen = 16'd0;
-        // ACK: the PSN of the packet that asked for it; NAK: the PSN expected.
-        jn.tx_psn = (j.tx_syndrome == rnic_pkg::AETH_ACK) ? j.l_psn : x.rq_psn;
+        // A sequence NAK names the PSN expected; an ACK, the PSN of the packet
+        // that asked for it; any other NAK, the request it refuses (a READ's
+        // own PSN, though the expected PSN moved past it at the grant).
+        jn.tx_psn = (j.tx_syndrome == rnic_pkg::AETH_NAK_PSN_SEQUENCE) ? x.rq_psn : j.l_psn;
         jn.bytes_left = 32'd0;
         jn.pkt_i = 16'd1;
         if (j.rx_held) begin
@@ -323,8 +338,13 @@ module rnic_responder #(
       default: ;
     endcase
     // A READ request is granted: its responses come from memory (the
-    // cursor holds its range), so the frame can go.
+    // cursor holds its range), so the frame can go. A new one takes its
+    // PSNs and its MSN now (above).
     if (read_response) begin
+      if (!read_dup) begin
+        xs_we.rq_psn = 1'b1; xs.rq_psn = p_psn + rnic_pkg::msg_psns(p_rlen);
+        xs_we.msn = 1'b1; xs.msn = xr.msn + 24'd1;
+      end
       jn.rxb_release = 1'b1;
       jn.rx_held = 1'b0;
       jn.bytes_left = p_rlen;

@@ -12,9 +12,12 @@
 // When both is_ack and is_read_resp are set, the READ response rules win.
 //   nothing answers a BIND (it is local) or a QP with nothing in flight.
 //   ACK        at or past the oldest's last PSN, the oldest a SEND or
-//              WRITE: COMPLETE it, then look again. Past a READ (which an
-//              ACK never completes: its data does): its responses were
-//              lost, RETRY. Earlier: a duplicate, NONE.
+//              WRITE: COMPLETE it, then look again. Before it: the
+//              responder has part of the message (it acknowledges every
+//              2^ACK_PERIOD_LOG2-th PSN, rnic_responder), PROGRESS. Past a
+//              READ (which an ACK never completes: its data does): its
+//              responses were lost, RETRY. At or before a READ's last PSN:
+//              a duplicate, NONE.
 //   NAK        (names the PSN the responder expects or refused): the
 //              oldest, a SEND or WRITE, ends before it: COMPLETE it, then
 //              look again. Else (a READ is never completed by a NAK):
@@ -102,6 +105,8 @@ module rnic_comp_check (
         act = (off > span) ? lost : rnic_pkg::COMP_ACT_NONE;
       else if (mutant == rnic_pkg::MUTANT_NO_CUM_ACK ? off == span : off >= span)
         act = rnic_pkg::COMP_ACT_COMPLETE;
+      else if (off < span)
+        act = rnic_pkg::COMP_ACT_PROGRESS;
     end
   end
 endmodule

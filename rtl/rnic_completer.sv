@@ -157,6 +157,12 @@ module rnic_completer (
               jn.tmr_code = ack_syn.value;
             end
           end
+          // Part of the oldest arrived: its timer starts again, and its
+          // retries, as for a completion.
+          rnic_pkg::COMP_ACT_PROGRESS: begin
+            progress = 1'b1;
+            jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
+          end
           rnic_pkg::COMP_ACT_DATA: begin
             progress = 1'b1;
             jn.tmr_op = rnic_pkg::TMR_ARM_ACK;

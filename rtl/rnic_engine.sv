@@ -540,12 +540,15 @@ module rnic_engine #(
     .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .frame_waiting(rxb_valid && !j.rxb_release),
     .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .go_pos);
 
-  // A READ request for cur, older than it expects, waits behind the READ
-  // response under way: the requester went back, and the responder ends
-  // that response for it (rnic_responder.sv).
+  // A READ request for cur waits behind the READ response under way, for a
+  // PSN the response has already sent (j.tx_psn, in S_RD_RESP_DONE) or an
+  // earlier one: the requester went back, and the responder ends that
+  // response for it (rnic_responder.sv). A request for a later PSN is no
+  // such sign: a resend brings every request after the one it went back to.
   logic rd_superseded;
   assign rd_superseded = rxb_valid && !j.rxb_release && p_roce && p_len_ok && p_qp == 24'(cur) &&
-                         p_op == rnic_pkg::BTH_READ_REQUEST && rnic_pkg::psn_off(p_psn, cur_xs.rq_psn) >= 24'h800000;
+                         p_op == rnic_pkg::BTH_READ_REQUEST &&
+                         rnic_pkg::psn_off(p_psn, j.tx_psn + 24'd1) >= 24'h800000;
 
   rnic_responder u_resp (
     .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),

@@ -106,7 +106,8 @@
     COMP_ACT_DATA,       // the next READ response of the oldest, a READ
     COMP_ACT_FAIL,       // a NAK refused the oldest: complete it with ack_status
     COMP_ACT_RETRY,      // resend from the oldest (a sequence NAK, or a response lost)
-    COMP_ACT_RNR         // the responder had no RECV: wait, then resend
+    COMP_ACT_RNR,        // the responder had no RECV: wait, then resend
+    COMP_ACT_PROGRESS    // an ACK inside the oldest SEND or WRITE: part of it arrived
   } comp_act_t;
 
   // The engine runs one job at a time, in these states. Which unit owns

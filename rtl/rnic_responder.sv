@@ -13,9 +13,10 @@
 // when it is granted, not when its last response leaves (rxe's way, after
 // InfiniBand's C9-148): its responses carry the new MSN, and a duplicate of
 // it that arrives meanwhile is seen as one. Such a duplicate, waiting in the
-// receive buffer for this QP (rd_superseded), ends the response under way
-// at its next packet boundary: the requester went back to that PSN and drops
-// every response past it, so the rest would be wasted, and answering each
+// receive buffer for this QP for a PSN the response has already sent or an
+// earlier one (rd_superseded), ends the response under way at its next
+// packet boundary: the requester went back to that PSN and drops every
+// response past it, so the rest would be wasted, and answering each
 // resend in full before the next is how a slow responder falls behind a
 // requester's timeouts for good (two processes: the requester's idle clock
 // keeps real time). The duplicate is answered next, from memory.
@@ -73,7 +74,7 @@ module rnic_responder #(
   input  logic                        lchk_rsp_valid,
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
-  input  logic                        rd_superseded, // a duplicate READ request for cur waits in the receive buffer
+  input  logic                        rd_superseded, // a READ request for cur, at or before the PSN just sent, waits
 
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
@@ -254,7 +255,11 @@ module rnic_responder #(
             jn.tx_syndrome = rnic_pkg::AETH_ACK;
             jn.err_status = rnic_pkg::CQE_STATUS_SUCCESS;
             jn.st = rnic_pkg::S_CQE;
-          end else if (j.l_ackreq) begin
+          end else if (j.l_ackreq || &j.l_psn[rnic_pkg::ACK_PERIOD_LOG2-1:0]) begin
+            // Asked for, or the periodic ACK within a long message (without
+            // AckReq): a requester whose timer runs on real time (rxe's, 67
+            // ms) against this NIC's simulated speed would otherwise resend
+            // a message still arriving (docs/interop.md).
             if (rx_last) begin
               xs_we.msn = 1'b1; xs.msn = x.msn + 24'd1;
             end

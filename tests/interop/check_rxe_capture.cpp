@@ -468,9 +468,17 @@ bool psn_older(uint32_t a, uint32_t b) { return ((a - b) & 0xFFFFFF) >= 0x800000
 
 // rnic_pkg::comp_act_t (rtl/rnic_engine_types.svh), RTL-only: no generated
 // constant. The values in the order the enum declares them.
-enum : uint8_t { COMP_ACT_NONE, COMP_ACT_COMPLETE, COMP_ACT_DATA, COMP_ACT_FAIL, COMP_ACT_RETRY, COMP_ACT_RNR };
+enum : uint8_t {
+    COMP_ACT_NONE,
+    COMP_ACT_COMPLETE,
+    COMP_ACT_DATA,
+    COMP_ACT_FAIL,
+    COMP_ACT_RETRY,
+    COMP_ACT_RNR,
+    COMP_ACT_PROGRESS
+};
 const char *comp_act_name(unsigned a) {
-    static const char *const names[] = {"NONE", "COMPLETE", "DATA", "FAIL", "RETRY", "RNR"};
+    static const char *const names[] = {"NONE", "COMPLETE", "DATA", "FAIL", "RETRY", "RNR", "PROGRESS"};
     return a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 

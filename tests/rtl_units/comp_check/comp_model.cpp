@@ -8,6 +8,7 @@ const char *comp_act_name(unsigned act) {
     case COMP_ACT_FAIL: return "FAIL";
     case COMP_ACT_RETRY: return "RETRY";
     case COMP_ACT_RNR: return "RNR";
+    case COMP_ACT_PROGRESS: return "PROGRESS";
     default: return "?";
     }
 }
@@ -21,6 +22,7 @@ const char *why_name(Why w) {
     case Why::ReadDone: return "READ with every response in (not judged)";
     case Why::AckWindow: return "ACK at or past sq_psn";
     case Why::AckComplete: return "ACK at or past the last PSN";
+    case Why::AckPartial: return "ACK inside a SEND/WRITE";
     case Why::AckDuplicate: return "ACK duplicate";
     case Why::AckPastRead: return "ACK past a READ";
     case Why::AckPastReadAgain: return "ACK past a READ, retrying";
@@ -145,6 +147,8 @@ CompExpect comp_model(const CompIn &in) {
             set(Why::AckComplete, COMP_ACT_COMPLETE);
         else if (read && off > span)
             e.act = lost(in, e.why, Why::AckPastRead, Why::AckPastReadAgain);
+        else if (!read)
+            set(Why::AckPartial, COMP_ACT_PROGRESS);
         else
             set(Why::AckDuplicate, COMP_ACT_NONE);
         return e;

@@ -89,7 +89,8 @@ enum : uint8_t {
     COMP_ACT_FAIL = 3,
     COMP_ACT_RETRY = 4,
     COMP_ACT_RNR = 5,
-    kCompActs = 6
+    COMP_ACT_PROGRESS = 6,
+    kCompActs = 7
 };
 const char *comp_act_name(unsigned act);
 
@@ -142,7 +143,8 @@ enum class Why {
     ReadDone,          // not judged: a READ oldest with got / MTU > span
     AckWindow,         // NONE: an ACK at or past sq_psn
     AckComplete,       // COMPLETE: at or past a SEND/WRITE's last PSN
-    AckDuplicate,      // NONE: before a SEND/WRITE's last, at or before a READ's
+    AckPartial,        // PROGRESS: before a SEND/WRITE's last PSN (part of it arrived)
+    AckDuplicate,      // NONE: at or before a READ's last PSN
     AckPastRead,       // RETRY: past a READ (responses lost)
     AckPastReadAgain,  // NONE: the same, retrying
     NakWindow,         // NONE: past sq_psn

@@ -261,11 +261,14 @@ UNIT_TEST(ack_rules) {
                 // cumulative (an ACK acknowledges every PSN up to its own).
                 EXPECT(ack(r, op, first, last, sq, psn_add(last, 1), syn), COMP_ACT_COMPLETE);
                 EXPECT(ack(r, op, first, last, sq, psn_add(sq, -1), syn), COMP_ACT_COMPLETE);
-                // Before it: a duplicate (or an ACK of an earlier WQE).
-                EXPECT(ack(r, op, first, last, sq, psn_add(last, -1), syn), COMP_ACT_NONE);
+                // Inside it, before its last PSN: part of it arrived (the
+                // responder's periodic ACK), PROGRESS. Before its first: a
+                // duplicate (or an ACK of an earlier WQE), NONE.
+                EXPECT(ack(r, op, first, last, sq, psn_add(last, -1), syn),
+                       first != last ? COMP_ACT_PROGRESS : COMP_ACT_NONE);
                 EXPECT(ack(r, op, first, last, sq, psn_add(first, -1), syn), COMP_ACT_NONE);
                 if (first != last)
-                    EXPECT(ack(r, op, first, last, sq, first, syn), COMP_ACT_NONE);
+                    EXPECT(ack(r, op, first, last, sq, first, syn), COMP_ACT_PROGRESS);
                 // At sq_psn or far beyond: nothing sent there, NONE.
                 EXPECT(ack(r, op, first, last, sq, sq, syn), COMP_ACT_NONE);
                 EXPECT(ack(r, op, first, last, sq, psn_add(last, 1 << 23), syn), COMP_ACT_NONE);
@@ -275,7 +278,8 @@ UNIT_TEST(ack_rules) {
             const CompIn in = ack(r, op, first, last, sq, last, RNIC_AETH_ACK);
             EXPECT(in, COMP_ACT_COMPLETE);
             EXPECT(retrying(in, r.percent(50) ? last : psn24(r)), COMP_ACT_COMPLETE);
-            EXPECT(retrying(ack(r, op, first, last, sq, psn_add(last, -1), RNIC_AETH_ACK), psn24(r)), COMP_ACT_NONE);
+            EXPECT(retrying(ack(r, op, first, last, sq, psn_add(last, -1), RNIC_AETH_ACK), psn24(r)),
+                   first != last ? COMP_ACT_PROGRESS : COMP_ACT_NONE);
         }
     }
 
@@ -355,8 +359,9 @@ UNIT_TEST(cumulative_ack) {
                 EXPECT(in, COMP_ACT_COMPLETE);
                 continue;
             }
-            // The first WQE the ACK does not reach: NONE, and the walk ends.
-            EXPECT(in, COMP_ACT_NONE);
+            // The first WQE the ACK does not complete: PROGRESS when the ACK
+            // is inside it, else NONE; the walk ends.
+            EXPECT(in, i == k + 1 && apsn != q[k].last ? COMP_ACT_PROGRESS : COMP_ACT_NONE);
             break;
         }
         // The same ACK once more after its WQEs completed (a duplicate ACK),
@@ -657,8 +662,8 @@ UNIT_TEST(wrap_around) {
     const uint32_t first = 0xFFFFFDu, last = 0x000001u, sq = 0x000005u;
     for (uint8_t op : {RNIC_OP_SEND, RNIC_OP_RDMA_WRITE}) {
         EXPECT(ack(r, op, first, last, sq, 0xFFFFFCu, RNIC_AETH_ACK), COMP_ACT_NONE);     // the WQE before
-        EXPECT(ack(r, op, first, last, sq, 0xFFFFFFu, RNIC_AETH_ACK), COMP_ACT_NONE);     // a mid-message ACK
-        EXPECT(ack(r, op, first, last, sq, 0x000000u, RNIC_AETH_ACK), COMP_ACT_NONE);
+        EXPECT(ack(r, op, first, last, sq, 0xFFFFFFu, RNIC_AETH_ACK), COMP_ACT_PROGRESS); // a mid-message ACK
+        EXPECT(ack(r, op, first, last, sq, 0x000000u, RNIC_AETH_ACK), COMP_ACT_PROGRESS);
         EXPECT(ack(r, op, first, last, sq, 0x000001u, RNIC_AETH_ACK), COMP_ACT_COMPLETE);
         EXPECT(ack(r, op, first, last, sq, 0x000004u, RNIC_AETH_ACK), COMP_ACT_COMPLETE); // cumulative
         EXPECT(ack(r, op, first, last, sq, 0x000005u, RNIC_AETH_ACK), COMP_ACT_NONE);     // not sent

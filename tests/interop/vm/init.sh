@@ -12,6 +12,8 @@
 #   INTEROP_MTU       eth0's MTU                     (default 1500)
 #   INTEROP_PING      1: one busybox ping to the peer before READY (default 1)
 #   INTEROP_CMD       a command run after INTEROP-VM-READY (optional)
+#   INTEROP_OOB_IP    eth1's address, when boot-vm gave the VM a second NIC
+#                     for TCP from the host (--oob-port; optional)
 #
 # Console markers, one a line, for whoever reads the serial console:
 #   INTEROP-VM-READY         the rxe0 device is up (after ibv_devinfo -v)
@@ -76,13 +78,16 @@ while read -r m; do
 done < "$MODDIR/load-order"
 say "modules: $(sed 's|.*/||; s|\.ko$||' "$MODDIR/load-order" | tr '\n' ' ')"
 
-# virtio-net probes asynchronously: wait for eth0
-i=0
-while [ ! -e /sys/class/net/eth0 ]; do
-    i=$((i + 1))
-    [ $i -le 50 ] || fail "no eth0"
-    sleep 0.1
-done
+# virtio-net probes asynchronously: wait_netdev NAME waits for it (5 s at most)
+wait_netdev() {
+    i=0
+    while [ ! -e "/sys/class/net/$1" ]; do
+        i=$((i + 1))
+        [ $i -le 50 ] || fail "no $1"
+        sleep 0.1
+    done
+}
+wait_netdev eth0
 
 step "lo up" $IPR link set lo up
 step "eth0 mtu" $IPR link set eth0 mtu "$MTU"
@@ -92,6 +97,13 @@ step "peer neighbour" $IPR neigh replace "$PEER" lladdr "$PEER_MAC" dev eth0 nud
 $IPR -br link show eth0
 $IPR -br addr show eth0
 $IPR neigh show dev eth0
+
+if [ -n "$INTEROP_OOB_IP" ]; then
+    wait_netdev eth1
+    step "eth1 up" $IPR link set eth1 up
+    step "eth1 address" $IPR addr add "$INTEROP_OOB_IP" dev eth1
+    $IPR -br addr show eth1
+fi
 
 step "rdma link add" rdma link add rxe0 type rxe netdev eth0
 rdma link show

@@ -131,11 +131,20 @@ static void rejected(void)
     CHECK_EQ(state_of(b->ep), DAT_EP_STATE_UNCONNECTED);
     /* No service point at that qualifier: rejected by the provider. */
     CHECK_OK(dat_ep_reset(a->ep));
-    DAT_CONN_QUAL unused = p.qual == 65535 ? 65534 : p.qual + 1;
-    DAT_PSP_HANDLE probe;
-    /* (make sure nobody listens there: create and free a PSP on it) */
-    if (dat_psp_create(b->ia, unused, b->cr_evd, DAT_PSP_CONSUMER_FLAG, &probe) == DAT_SUCCESS)
-        dat_psp_free(probe);
+    /* A qualifier nobody listens on: one where a PSP can be created (and is
+     * freed again). Qualifiers are ports of this machine, and tests running
+     * beside this one listen on some: the first free one after ours. */
+    DAT_CONN_QUAL unused = p.qual;
+    bool found = false;
+    for (int i = 0; i < 200 && !found; i++) {
+        DAT_PSP_HANDLE probe;
+        unused = unused >= 65535 ? 1024 : unused + 1;
+        if (dat_psp_create(b->ia, unused, b->cr_evd, DAT_PSP_CONSUMER_FLAG, &probe) == DAT_SUCCESS) {
+            CHECK_OK(dat_psp_free(probe));
+            found = true;
+        }
+    }
+    CHECK(found);
     CHECK_OK(connect_to(a, b, unused, DT_WAIT_US, NULL));
     CHECK_EQ(dt_wait_number(a->conn_evd, DT_WAIT_US), DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
     CHECK_EQ(state_of(a->ep), DAT_EP_STATE_DISCONNECTED);

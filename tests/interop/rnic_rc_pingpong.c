@@ -1,13 +1,18 @@
 /*
- * rnic_rc_pingpong: the client of rdma-core's ibv_rc_pingpong, on this
- * project's NIC through its driver, so that the stock server on a Linux
- * soft-RoCE (rxe) device is the peer:
+ * rnic_rc_pingpong: rdma-core's ibv_rc_pingpong on this project's NIC,
+ * through its driver, so that the stock tool on a Linux soft-RoCE (rxe)
+ * device is the peer, either way round:
  *
  *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -m 4096 -s SIZE -n ITERS
  *   (here)  rnic_rc_pingpong --peer-mac MAC -s SIZE -n ITERS HOST
  *
+ *   (here)  rnic_rc_pingpong --peer-mac MAC -s SIZE -n ITERS
+ *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -m 4096 -s SIZE -n ITERS HOST
+ *
  * The out-of-band exchange is the tool's (rdma-core's rc_pingpong.c): a TCP
- * connection to HOST:port (18515); the client writes one 52-byte message,
+ * connection to HOST:port (18515; the server here listens on 127.0.0.1,
+ * where QEMU's user network brings a guest's connection to 10.0.2.2); the
+ * client writes one 52-byte message,
  * "LLLL:QQQQQQ:PPPPPP:" and 32 hex digits, NUL-terminated (LID, QPN, first
  * PSN, and the GID as its 16 bytes in order); the server connects its QP
  * and answers with its own; the client writes "done" (5 bytes with the
@@ -17,12 +22,13 @@
  * The peer's MAC does not travel in the exchange, and this NIC does not do
  * ARP: --peer-mac names it.
  *
- * Then the ping-pong, as the stock client does it: SEND k, and once both
- * its completion and the RECV of the answer are in, SEND k+1. The stock
- * server receives into the buffer it sends from, so each answer is the
- * ping it answers: every ping here carries a different pattern, and every
- * byte of every answer is checked against its ping (the check the stock
- * tools leave out).
+ * Then the ping-pong, as the stock tools do it: the client sends SEND k,
+ * and once both its completion and the RECV of the answer are in, SEND
+ * k+1; the server answers each SEND it receives. The stock tool receives
+ * into the buffer it sends from, so what it sends is what it received
+ * last (at first its fill, 0x7b): every message sent here carries its own
+ * pattern, and every byte of every message received is checked against
+ * what the stock tool must send back (the check the stock tools leave out).
  *
  * Prints the exchange, the tool's two result lines (bytes and Mbit/s, iters
  * and usec/iter, wall time) and the NIC's cycles per iteration. Exit 0 when
@@ -32,6 +38,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +56,7 @@
 #define RQ_DEPTH 4u /* one answer is in flight at a time: two would do */
 
 struct opts {
-    const char *host, *dev;
+    const char *host, *dev; /* host NULL: the server */
     unsigned port, size, iters, mtu, timeout_s;
     uint8_t peer_mac[6];
     bool have_mac;
@@ -75,7 +83,7 @@ static int fail(const char *fmt, const char *what) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: rnic_rc_pingpong [options] HOST\n"
+            "usage: rnic_rc_pingpong [options] [HOST]   (no HOST: the server)\n"
             "  -p, --port=PORT       the server's TCP port (18515)\n"
             "  -d, --ib-dev=NAME     this project's NIC (rnic0)\n"
             "  -s, --size=BYTES      message size, as the server's -s (4096)\n"
@@ -152,7 +160,7 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             return -1;
         }
     }
-    return o->host && o->have_mac ? 0 : -1;
+    return o->have_mac ? 0 : -1;
 }
 
 /* ---- the out-of-band exchange ---- */
@@ -209,7 +217,7 @@ static int tcp_connect(const char *host, unsigned port) {
 /* The client's half of the exchange. A TCP path that forwards to a server
  * not listening yet (QEMU's user network) accepts and then closes: that,
  * and a refused connection, are tried again until the deadline. */
-static int exchange(const struct opts *o, const struct dest *me, struct dest *peer, double deadline) {
+static int exchange_client(const struct opts *o, const struct dest *me, struct dest *peer, double deadline) {
     char msg[OOB_MSG_BYTES], got[OOB_MSG_BYTES];
     format_dest(me, msg);
     for (;;) {
@@ -228,6 +236,56 @@ static int exchange(const struct opts *o, const struct dest *me, struct dest *pe
         if (wall_now() > deadline) return fail("no answer from an ibv_rc_pingpong server at %s", o->host);
         usleep(100 * 1000);
     }
+}
+
+/* The server's socket, on 127.0.0.1:port, before anything else: whoever
+ * starts the client waits for the line that says it listens. */
+static int tcp_listen(unsigned port) {
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The server's first half: a client's connection and its message. Returns
+ * the connection, or -1. */
+static int exchange_server_read(int lfd, struct dest *peer, double deadline) {
+    struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+    int left_ms = (int)((deadline - wall_now()) * 1000);
+    if (left_ms <= 0 || poll(&pfd, 1, left_ms) != 1) {
+        fail("%s", "no client connected before the deadline");
+        return -1;
+    }
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    char got[OOB_MSG_BYTES];
+    if (fd < 0) {
+        fail("accept: %s", strerror(errno));
+        return -1;
+    }
+    if (!read_all(fd, got, sizeof(got)) || !parse_dest(got, peer)) {
+        close(fd);
+        fail("%s", "the client's address message is missing or malformed");
+        return -1;
+    }
+    return fd;
+}
+
+/* The server's second half, once its QP is connected: its message, then
+ * the client's "done" (or its end of the connection). */
+static int exchange_server_answer(int fd, const struct dest *me) {
+    char msg[OOB_MSG_BYTES];
+    format_dest(me, msg);
+    bool ok = write(fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg);
+    if (ok)
+        while (read(fd, msg, sizeof(msg)) < 0 && errno == EINTR) continue;
+    close(fd);
+    return ok ? 0 : fail("%s", "could not write the address message to the client");
 }
 
 /* ---- the ping-pong ---- */
@@ -260,42 +318,77 @@ static int next_wc(struct pp *p, struct rnic_wc *wc, double deadline) {
     return fail("%s", "no completion before the deadline");
 }
 
-/* One ping and its answer, checked byte for byte. */
-static int ping_pong(struct pp *p, unsigned k, double deadline) {
-    for (size_t i = 0; i < p->size; i++) p->send_buf[i] = pattern(k, i);
-    struct rnic_sge s = {(uint64_t)(uintptr_t)p->send_buf, p->size, p->lkey};
+/* A RECV completion: the right slot and length, and every byte what the
+ * peer must have sent (want(k, i)); then the slot is posted again. */
+static int check_recv(struct pp *p, const struct rnic_wc *wc, unsigned k, uint8_t (*want)(unsigned, size_t)) {
+    unsigned slot = (unsigned)wc->wr_id;
+    if (slot >= RQ_DEPTH || wc->byte_len != p->size) {
+        fprintf(stderr, "rnic_rc_pingpong: message %u: a RECV of %u bytes (slot %u), %u expected\n", k, wc->byte_len,
+                slot, p->size);
+        return 1;
+    }
+    const uint8_t *got = p->recv_buf + (size_t)slot * p->size;
+    for (size_t i = 0; i < p->size; i++)
+        if (got[i] != want(k, i)) {
+            fprintf(stderr, "rnic_rc_pingpong: message %u: byte %zu is 0x%02x, 0x%02x expected\n", k, i, got[i],
+                    want(k, i));
+            return 1;
+        }
+    int r = post_recv_slot(p, slot);
+    return r == RNIC_OK ? 0 : fail("rnic_post_recv: %s", rnic_strerror(r));
+}
+
+static int post_pattern(struct pp *p, unsigned k) {
+    uint8_t *buf = p->send_buf + (size_t)(k % 2) * p->size; /* SEND k-1 may not have completed yet */
+    for (size_t i = 0; i < p->size; i++) buf[i] = pattern(k, i);
+    struct rnic_sge s = {(uint64_t)(uintptr_t)buf, p->size, p->lkey};
     struct rnic_send_wr w = {.wr_id = 1000000u + k, .opcode = RNIC_OP_SEND, .flags = RNIC_WQE_FLAG_SIGNALED,
                              .num_sge = 1, .sg = &s};
     int r = rnic_post_send(p->qp, &w);
-    if (r != RNIC_OK) return fail("rnic_post_send: %s", rnic_strerror(r));
+    return r == RNIC_OK ? 0 : fail("rnic_post_send: %s", rnic_strerror(r));
+}
+
+static bool wc_ok(const struct rnic_wc *wc, unsigned k) {
+    if (wc->status == RNIC_CQE_STATUS_SUCCESS) return true;
+    fprintf(stderr, "rnic_rc_pingpong: message %u: %s completion status %u\n", k, wc->is_recv ? "RECV" : "SEND",
+            wc->status);
+    return false;
+}
+
+/* The server: the client's ping k is what it received last, the answer to
+ * ping k-1 (its fill, 0x7b, before the first). */
+static uint8_t ping_content(unsigned k, size_t i) { return k == 0 ? 0x7B : pattern(k - 1, i); }
+
+/* The server's ping-pong: each ping received, checked, answered. */
+static int serve(struct pp *p, unsigned iters, double deadline) {
+    unsigned got = 0, sent = 0;
+    while (sent < iters) {
+        struct rnic_wc wc;
+        if (next_wc(p, &wc, deadline) || !wc_ok(&wc, got)) return 1;
+        if (!wc.is_recv) {
+            sent++;
+            continue;
+        }
+        if (got >= iters) return fail("%s", "a ping more than the iterations asked for");
+        if (check_recv(p, &wc, got, ping_content) || post_pattern(p, got)) return 1;
+        got++;
+    }
+    return 0;
+}
+
+/* One ping and its answer, checked byte for byte. */
+static int ping_pong(struct pp *p, unsigned k, double deadline) {
+    if (post_pattern(p, k)) return 1;
     bool sent = false, answered = false;
     while (!sent || !answered) {
         struct rnic_wc wc;
-        if (next_wc(p, &wc, deadline)) return 1;
-        if (wc.status != RNIC_CQE_STATUS_SUCCESS) {
-            fprintf(stderr, "rnic_rc_pingpong: iteration %u: %s completion status %u\n", k,
-                    wc.is_recv ? "RECV" : "SEND", wc.status);
-            return 1;
-        }
+        if (next_wc(p, &wc, deadline) || !wc_ok(&wc, k)) return 1;
         if (!wc.is_recv) {
             sent = true;
             continue;
         }
-        unsigned slot = (unsigned)wc.wr_id;
-        const uint8_t *got = p->recv_buf + (size_t)slot * p->size;
-        if (slot >= RQ_DEPTH || wc.byte_len != p->size) {
-            fprintf(stderr, "rnic_rc_pingpong: iteration %u: a RECV of %u bytes (slot %u), %u expected\n", k,
-                    wc.byte_len, slot, p->size);
-            return 1;
-        }
-        for (size_t i = 0; i < p->size; i++)
-            if (got[i] != pattern(k, i)) {
-                fprintf(stderr, "rnic_rc_pingpong: iteration %u: answer byte %zu is 0x%02x, the ping's 0x%02x\n", k,
-                        i, got[i], pattern(k, i));
-                return 1;
-            }
+        if (check_recv(p, &wc, k, pattern)) return 1;
         answered = true;
-        if ((r = post_recv_slot(p, slot)) != RNIC_OK) return fail("rnic_post_recv: %s", rnic_strerror(r));
     }
     return 0;
 }
@@ -307,20 +400,31 @@ static int run(const struct opts *o) {
     rnic_mr *mr = NULL;
     uint16_t pz = 0;
     bool have_pz = false;
+    int lfd = -1, cfd = -1; /* the server's listening socket and its client's connection */
+    if (!o->host) {
+        if ((lfd = tcp_listen(o->port)) < 0) {
+            fprintf(stderr, "rnic_rc_pingpong: FAILED: cannot listen on 127.0.0.1:%u: %s\n", o->port, strerror(errno));
+            return 1;
+        }
+        printf("rnic_rc_pingpong: listening on 127.0.0.1:%u\n", o->port);
+        fflush(stdout);
+    }
     int r = rnic_open(o->dev, &p.dev);
     if (r != RNIC_OK) {
         fprintf(stderr, "rnic_rc_pingpong: FAILED: rnic_open %s: %s (%s)\n", o->dev, rnic_strerror(r),
                 rnic_open_error());
+        if (lfd >= 0) close(lfd);
         return 1;
     }
     rnic_query(p.dev, &info);
     if (o->mtu != info.mtu) {
-        fprintf(stderr, "rnic_rc_pingpong: FAILED: path MTU %u asked; this NIC's is %u (the server needs -m %u)\n",
+        fprintf(stderr, "rnic_rc_pingpong: FAILED: path MTU %u asked; this NIC's is %u (the peer needs -m %u)\n",
                 o->mtu, info.mtu, info.mtu);
         rnic_close(p.dev);
+        if (lfd >= 0) close(lfd);
         return 1;
     }
-    size_t bytes = (size_t)o->size * (1 + RQ_DEPTH);
+    size_t bytes = (size_t)o->size * (2 + RQ_DEPTH); /* two to send from, RQ_DEPTH to receive into */
     uint8_t *mem = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
     int rc = 1;
     if (!mem) {
@@ -328,7 +432,7 @@ static int run(const struct opts *o) {
         goto out_dev;
     }
     p.send_buf = mem;
-    p.recv_buf = mem + o->size;
+    p.recv_buf = mem + 2 * (size_t)o->size;
     struct rnic_qp_attr qa = {.sq_entries = 4, .rq_entries = RQ_DEPTH, .max_rd = 1};
     have_pz = (r = rnic_pz_alloc(p.dev, &pz)) == RNIC_OK;
     if (!have_pz || (r = rnic_cq_create(p.dev, 16, &p.cq)) != RNIC_OK) {
@@ -361,13 +465,15 @@ static int run(const struct opts *o) {
     printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n", me.lid, me.qpn, me.psn,
            me.gid[12], me.gid[13], me.gid[14], me.gid[15]);
     fflush(stdout);
-    if (exchange(o, &me, &peer, deadline)) goto out_mem;
+    if (o->host ? exchange_client(o, &me, &peer, deadline) != 0
+                : (cfd = exchange_server_read(lfd, &peer, deadline)) < 0)
+        goto out_mem;
     printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n", peer.lid, peer.qpn,
            peer.psn, peer.gid[12], peer.gid[13], peer.gid[14], peer.gid[15]);
     fflush(stdout);
     static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
     if (memcmp(peer.gid, v4mapped, sizeof(v4mapped)) != 0) {
-        fail("%s", "the server's GID is not IPv4-mapped: give it -g with the index of its IPv4 GID");
+        fail("%s", "the peer's GID is not IPv4-mapped: give it -g with the index of its IPv4 GID");
         goto out_mem;
     }
     struct rnic_qp_remote rem = {.qpn = peer.qpn, .sq_psn = me.psn, .rq_psn = peer.psn};
@@ -377,11 +483,21 @@ static int run(const struct opts *o) {
         fail("rnic_qp_connect: %s", rnic_strerror(r));
         goto out_mem;
     }
+    /* The server answers only now: the client's first SEND may follow at once. */
+    if (cfd >= 0) {
+        int a = exchange_server_answer(cfd, &me);
+        cfd = -1;
+        if (a) goto out_mem;
+    }
 
     double t0 = wall_now();
     uint64_t c0 = rnic_time(p.dev);
     uint32_t drops0 = rnic_reg_read(p.dev, RNIC_REG_RX_DROPS);
-    for (unsigned k = 0; k < o->iters; k++)
+    if (!o->host && serve(&p, o->iters, deadline)) {
+        fprintf(stderr, "rnic_rc_pingpong: FAILED serving %u ping-pongs\n", o->iters);
+        goto out_mem;
+    }
+    for (unsigned k = 0; o->host && k < o->iters; k++)
         if (ping_pong(&p, k, deadline)) {
             fprintf(stderr, "rnic_rc_pingpong: FAILED at ping-pong %u of %u\n", k, o->iters);
             goto out_mem;
@@ -393,8 +509,9 @@ static int run(const struct opts *o) {
     printf("%u iters in %.2f seconds = %.2f usec/iter\n", o->iters, usec / 1e6, usec / o->iters);
     printf("rnic_rc_pingpong: %" PRIu64 " NIC cycles, %.0f cycles/iter; %u frames dropped by the NIC (RX_DROPS)\n",
            cycles, (double)cycles / o->iters, rnic_reg_read(p.dev, RNIC_REG_RX_DROPS) - drops0);
-    printf("rnic_rc_pingpong: PASS: %u ping-pongs of %u bytes, every byte of every answer equal to its ping\n",
-           o->iters, o->size);
+    printf("rnic_rc_pingpong: PASS: %u ping-pongs of %u bytes as the %s, every byte received as the peer must "
+           "have sent it\n",
+           o->iters, o->size, o->host ? "client" : "server");
     rc = 0;
 out_mem:
     if (p.qp) rnic_qp_destroy(p.qp);
@@ -404,6 +521,8 @@ out_mem:
     free(mem);
 out_dev:
     rnic_close(p.dev);
+    if (cfd >= 0) close(cfd);
+    if (lfd >= 0) close(lfd);
     return rc;
 }
 

@@ -25,6 +25,14 @@ GUEST_SERVER_FN = ("s() { n=$1; shift; timeout 120 $@ & p=$!; i=0; "
                    "echo INTEROP-STEP-LISTEN $n; wait $p; r=$?; echo INTEROP-STEP-END $n rc=$r; [ $r = 0 ]; }; ")
 
 
+# Busybox sh: `c NAME COMMAND...` waits for a line `go NAME` on the console
+# (boot-vm --console-in: whoever drives the VM writes it once the server is
+# listening), then runs the client, bounded by timeout, and prints
+# INTEROP-STEP-GO NAME and INTEROP-STEP-END NAME rc=N; it fails when the
+# client did or the line named another step.
+GUEST_CLIENT_FN = ("c() { read -r g n; echo INTEROP-STEP-GO $n; [ $n = $1 ] || return 1; shift; "
+                   "timeout 120 $@; r=$?; echo INTEROP-STEP-END $n rc=$r; [ $r = 0 ]; }; ")
+
 # Busybox sh: `d` prints rxe's own counters (retries, sequence errors,
 # duplicates) and eth0's drops, one INTEROP-COUNTER NAME VALUE a line: what
 # explains a retransmission that no host socket dropped.

@@ -24,7 +24,7 @@ module rnic_engine_checker #(
   // The requester.
   input logic [QW-1:0] cur,
   input logic          wqe_fetched,      // a WQE of cur is decoded
-  input logic          wqe_started,      // it starts (S_SQ_GO)
+  input logic          wqe_started,      // it starts (S_SQ_GO; not a paused one going on)
   input logic          req_pkt,          // a request packet of cur begins to leave
   input logic          cur_bind_wait,    // cur has a BIND in flight, not committed
   input logic [15:0]   cur_in_flight,    // WQEs of cur in flight
@@ -202,7 +202,9 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_check
   .clk, .rst_n, .mutant,
   .cur,
   .wqe_fetched(st == rnic_pkg::S_SQ_DECODE),
-  .wqe_started(st == rnic_pkg::S_SQ_GO),
+  // A paused WQE's S_SQ_GO goes on with it: it started long before, and is
+  // counted in flight already (rnic_requester).
+  .wqe_started(st == rnic_pkg::S_SQ_GO && !cur_xs.paused),
   .req_pkt(st == rnic_pkg::S_TX && tx_started && j.ret_st == rnic_pkg::S_SQ_PKT_DONE),
   .cur_bind_wait(cur_xs.bind_wait),
   .cur_in_flight(cur_xs.sq_ci - cur_xs.done),

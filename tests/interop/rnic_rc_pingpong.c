@@ -37,23 +37,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "rnic/rnic_drv.h"
-#include "rnic_hw.h"
+#include "peer_common.h"
 
+#define PROG "rnic_rc_pingpong"
 /* sizeof "0000:000000:000000:" plus 32 hex digits and the NUL. */
 #define OOB_MSG_BYTES 52
-#define RQ_DEPTH 4u /* one answer is in flight at a time: two would do */
+#define RQ_DEPTH 4u /* one message is in flight at a time: two would do */
 
 struct opts {
     const char *host, *dev; /* host NULL: the server */
@@ -68,47 +62,17 @@ struct dest {
     uint8_t gid[16];
 };
 
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int fail(const char *fmt, const char *what) {
-    fprintf(stderr, "rnic_rc_pingpong: FAILED: ");
-    fprintf(stderr, fmt, what);
-    fputc('\n', stderr);
-    return 1;
-}
-
 static void usage(void) {
     fprintf(stderr,
-            "usage: rnic_rc_pingpong [options] [HOST]   (no HOST: the server)\n"
+            "usage: " PROG " [options] [HOST]   (no HOST: the server)\n"
             "  -p, --port=PORT       the server's TCP port (18515)\n"
             "  -d, --ib-dev=NAME     this project's NIC (rnic0)\n"
-            "  -s, --size=BYTES      message size, as the server's -s (4096)\n"
-            "  -n, --iters=N         ping-pongs, as the server's -n (1000)\n"
-            "  -m, --mtu=BYTES       path MTU, as the server's -m: must be this NIC's (4096)\n"
-            "      --peer-mac=MAC    the server's Ethernet address (required)\n"
+            "  -s, --size=BYTES      message size, as the peer's -s (4096)\n"
+            "  -n, --iters=N         ping-pongs, as the peer's -n (1000)\n"
+            "  -m, --mtu=BYTES       path MTU, as the peer's -m: must be this NIC's (4096)\n"
+            "      --peer-mac=MAC    the peer's Ethernet address (required)\n"
             "      --psn=N           the first PSN sent (default: random)\n"
             "  -T, --timeout=S       give up after S wall seconds (120)\n");
-}
-
-static bool parse_mac(const char *s, uint8_t mac[6]) {
-    unsigned b[6];
-    char tail;
-    if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6) return false;
-    for (int i = 0; i < 6; i++) mac[i] = (uint8_t)b[i];
-    return true;
-}
-
-static bool parse_uint(const char *s, unsigned long max, unsigned *out) {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 0);
-    if (errno != 0 || end == s || *end != '\0' || v > max) return false;
-    *out = (unsigned)v;
-    return true;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o) {
@@ -137,26 +101,26 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         unsigned psn;
         bool ok = true;
         if (!strcmp(name, "-p") || !strcmp(name, "--port"))
-            ok = parse_uint(v, 65535, &o->port);
+            ok = peer_parse_uint(v, 65535, &o->port);
         else if (!strcmp(name, "-d") || !strcmp(name, "--ib-dev"))
             o->dev = v;
         else if (!strcmp(name, "-s") || !strcmp(name, "--size"))
-            ok = parse_uint(v, 1u << 30, &o->size) && o->size > 0;
+            ok = peer_parse_uint(v, 1u << 30, &o->size) && o->size > 0;
         else if (!strcmp(name, "-n") || !strcmp(name, "--iters"))
-            ok = parse_uint(v, 1u << 30, &o->iters) && o->iters > 0;
+            ok = peer_parse_uint(v, 1u << 30, &o->iters) && o->iters > 0;
         else if (!strcmp(name, "-m") || !strcmp(name, "--mtu"))
-            ok = parse_uint(v, 4096, &o->mtu);
+            ok = peer_parse_uint(v, 4096, &o->mtu);
         else if (!strcmp(name, "-T") || !strcmp(name, "--timeout"))
-            ok = parse_uint(v, 86400, &o->timeout_s) && o->timeout_s > 0;
+            ok = peer_parse_uint(v, 86400, &o->timeout_s) && o->timeout_s > 0;
         else if (!strcmp(name, "--peer-mac"))
-            ok = o->have_mac = parse_mac(v, o->peer_mac);
+            ok = o->have_mac = peer_parse_mac(v, o->peer_mac);
         else if (!strcmp(name, "--psn")) {
-            ok = parse_uint(v, 0xFFFFFF, &psn);
+            ok = peer_parse_uint(v, 0xFFFFFF, &psn);
             o->psn = psn;
         } else
             return -1;
         if (!ok) {
-            fprintf(stderr, "rnic_rc_pingpong: bad value for %s: %s\n", name, v);
+            fprintf(stderr, PROG ": bad value for %s: %s\n", name, v);
             return -1;
         }
     }
@@ -186,91 +150,31 @@ static bool parse_dest(const char msg[OOB_MSG_BYTES], struct dest *d) {
     return d->qpn <= 0xFFFFFF && d->psn <= 0xFFFFFF;
 }
 
-/* All of n bytes, or false (EOF, error). */
-static bool read_all(int fd, void *p, size_t n) {
-    for (size_t got = 0; got < n;) {
-        ssize_t r = read(fd, (char *)p + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        got += (size_t)r;
-    }
-    return true;
-}
-
-static int tcp_connect(const char *host, unsigned port) {
-    char service[8];
-    snprintf(service, sizeof(service), "%u", port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-    if (getaddrinfo(host, service, &hints, &res) != 0) return -1;
-    int fd = -1;
-    for (struct addrinfo *t = res; t && fd < 0; t = t->ai_next) {
-        fd = socket(t->ai_family, t->ai_socktype | SOCK_CLOEXEC, t->ai_protocol);
-        if (fd >= 0 && connect(fd, t->ai_addr, t->ai_addrlen) != 0) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    return fd;
-}
-
-/* The client's half of the exchange. A TCP path that forwards to a server
- * not listening yet (QEMU's user network) accepts and then closes: that,
- * and a refused connection, are tried again until the deadline. */
+/* The client's exchange: its message, the server's, then "done". */
 static int exchange_client(const struct opts *o, const struct dest *me, struct dest *peer, double deadline) {
     char msg[OOB_MSG_BYTES], got[OOB_MSG_BYTES];
     format_dest(me, msg);
-    for (;;) {
-        int fd = tcp_connect(o->host, o->port);
-        if (fd >= 0) {
-            bool ok = write(fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg) && read_all(fd, got, sizeof(got));
-            if (ok) {
-                bool done = write(fd, "done", sizeof("done")) == (ssize_t)sizeof("done");
-                close(fd);
-                if (!done) return fail("%s", "could not write \"done\" to the server");
-                if (!parse_dest(got, peer)) return fail("the server's address message is malformed: %.52s", got);
-                return 0;
-            }
-            close(fd);
-        }
-        if (wall_now() > deadline) return fail("no answer from an ibv_rc_pingpong server at %s", o->host);
-        usleep(100 * 1000);
-    }
-}
-
-/* The server's socket, on 127.0.0.1:port, before anything else: whoever
- * starts the client waits for the line that says it listens. */
-static int tcp_listen(unsigned port) {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    int fd = peer_tcp_hello(o->host, o->port, msg, sizeof(msg), got, sizeof(got), deadline);
+    if (fd < 0) return peer_fail(PROG, "no answer from an ibv_rc_pingpong server at %s:%u", o->host, o->port);
+    bool done = peer_write_all(fd, "done", sizeof("done"));
+    close(fd);
+    if (!done) return peer_fail(PROG, "could not write \"done\" to the server");
+    if (!parse_dest(got, peer)) return peer_fail(PROG, "the server's address message is malformed: %.52s", got);
+    return 0;
 }
 
 /* The server's first half: a client's connection and its message. Returns
  * the connection, or -1. */
 static int exchange_server_read(int lfd, struct dest *peer, double deadline) {
-    struct pollfd pfd = {.fd = lfd, .events = POLLIN};
-    int left_ms = (int)((deadline - wall_now()) * 1000);
-    if (left_ms <= 0 || poll(&pfd, 1, left_ms) != 1) {
-        fail("%s", "no client connected before the deadline");
-        return -1;
-    }
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    int fd = peer_tcp_accept(lfd, deadline);
     char got[OOB_MSG_BYTES];
     if (fd < 0) {
-        fail("accept: %s", strerror(errno));
+        peer_fail(PROG, "no client connected before the deadline");
         return -1;
     }
-    if (!read_all(fd, got, sizeof(got)) || !parse_dest(got, peer)) {
+    if (!peer_read_all(fd, got, sizeof(got)) || !parse_dest(got, peer)) {
         close(fd);
-        fail("%s", "the client's address message is missing or malformed");
+        peer_fail(PROG, "the client's address message is missing or malformed");
         return -1;
     }
     return fd;
@@ -281,78 +185,61 @@ static int exchange_server_read(int lfd, struct dest *peer, double deadline) {
 static int exchange_server_answer(int fd, const struct dest *me) {
     char msg[OOB_MSG_BYTES];
     format_dest(me, msg);
-    bool ok = write(fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg);
+    bool ok = peer_write_all(fd, msg, sizeof(msg));
     if (ok)
         while (read(fd, msg, sizeof(msg)) < 0 && errno == EINTR) continue;
     close(fd);
-    return ok ? 0 : fail("%s", "could not write the address message to the client");
+    return ok ? 0 : peer_fail(PROG, "could not write the address message to the client");
 }
 
 /* ---- the ping-pong ---- */
 
-/* Ping k's byte i: differs from ping to ping and along the message. */
+/* Message k's byte i, as sent from here: differs from message to message
+ * and along the message. */
 static uint8_t pattern(unsigned k, size_t i) { return (uint8_t)(k * 131u + i * 7u + (i >> 8) + 0x5Au); }
 
-struct pp {
-    rnic_dev *dev;
-    rnic_cq *cq;
-    rnic_qp *qp;
-    uint8_t *send_buf, *recv_buf; /* recv_buf: RQ_DEPTH slots of size bytes */
-    uint32_t lkey;
-    unsigned size;
-};
-
-static int post_recv_slot(struct pp *p, unsigned slot) {
-    struct rnic_sge s = {(uint64_t)(uintptr_t)(p->recv_buf + (size_t)slot * p->size), p->size, p->lkey};
-    memset(p->recv_buf + (size_t)slot * p->size, 0, p->size);
-    return rnic_post_recv(p->qp, slot, &s, 1);
+/* The NIC's memory: two buffers to send from, then RQ_DEPTH to receive into. */
+static uint8_t *send_buf(struct peer_nic *n, unsigned size, unsigned k) { return n->mem + (size_t)(k % 2) * size; }
+static uint8_t *recv_buf(struct peer_nic *n, unsigned size, unsigned slot) {
+    return n->mem + (size_t)(2 + slot) * size;
 }
 
-/* Waits for one completion until the wall-clock deadline. */
-static int next_wc(struct pp *p, struct rnic_wc *wc, double deadline) {
-    while (wall_now() < deadline) {
-        int r = rnic_cq_wait(p->cq, wc, 250000); /* 1 ms of the NIC's clock */
-        if (r == 1) return 0;
-        if (r != RNIC_E_TIMEOUT) return fail("rnic_cq_wait: %s", rnic_strerror(r));
-    }
-    return fail("%s", "no completion before the deadline");
+static int post_recv_slot(struct peer_nic *n, unsigned size, unsigned slot) {
+    struct rnic_sge s = {(uint64_t)(uintptr_t)recv_buf(n, size, slot), size, n->lkey};
+    memset(recv_buf(n, size, slot), 0, size);
+    int r = rnic_post_recv(n->qp, slot, &s, 1);
+    return r == RNIC_OK ? 0 : peer_fail(PROG, "rnic_post_recv: %s", rnic_strerror(r));
 }
 
 /* A RECV completion: the right slot and length, and every byte what the
  * peer must have sent (want(k, i)); then the slot is posted again. */
-static int check_recv(struct pp *p, const struct rnic_wc *wc, unsigned k, uint8_t (*want)(unsigned, size_t)) {
+static int check_recv(struct peer_nic *n, unsigned size, const struct rnic_wc *wc, unsigned k,
+                      uint8_t (*want)(unsigned, size_t)) {
     unsigned slot = (unsigned)wc->wr_id;
-    if (slot >= RQ_DEPTH || wc->byte_len != p->size) {
-        fprintf(stderr, "rnic_rc_pingpong: message %u: a RECV of %u bytes (slot %u), %u expected\n", k, wc->byte_len,
-                slot, p->size);
-        return 1;
-    }
-    const uint8_t *got = p->recv_buf + (size_t)slot * p->size;
-    for (size_t i = 0; i < p->size; i++)
-        if (got[i] != want(k, i)) {
-            fprintf(stderr, "rnic_rc_pingpong: message %u: byte %zu is 0x%02x, 0x%02x expected\n", k, i, got[i],
-                    want(k, i));
-            return 1;
-        }
-    int r = post_recv_slot(p, slot);
-    return r == RNIC_OK ? 0 : fail("rnic_post_recv: %s", rnic_strerror(r));
+    if (slot >= RQ_DEPTH || wc->byte_len != size)
+        return peer_fail(PROG, "message %u: a RECV of %u bytes (slot %u), %u expected", k, wc->byte_len, slot, size);
+    const uint8_t *got = recv_buf(n, size, slot);
+    for (size_t i = 0; i < size; i++)
+        if (got[i] != want(k, i))
+            return peer_fail(PROG, "message %u: byte %zu is 0x%02x, 0x%02x expected", k, i, got[i], want(k, i));
+    return post_recv_slot(n, size, slot);
 }
 
-static int post_pattern(struct pp *p, unsigned k) {
-    uint8_t *buf = p->send_buf + (size_t)(k % 2) * p->size; /* SEND k-1 may not have completed yet */
-    for (size_t i = 0; i < p->size; i++) buf[i] = pattern(k, i);
-    struct rnic_sge s = {(uint64_t)(uintptr_t)buf, p->size, p->lkey};
+/* SEND k from its own buffer (SEND k-1's may not have completed yet). */
+static int post_pattern(struct peer_nic *n, unsigned size, unsigned k) {
+    uint8_t *buf = send_buf(n, size, k);
+    for (size_t i = 0; i < size; i++) buf[i] = pattern(k, i);
+    struct rnic_sge s = {(uint64_t)(uintptr_t)buf, size, n->lkey};
     struct rnic_send_wr w = {.wr_id = 1000000u + k, .opcode = RNIC_OP_SEND, .flags = RNIC_WQE_FLAG_SIGNALED,
                              .num_sge = 1, .sg = &s};
-    int r = rnic_post_send(p->qp, &w);
-    return r == RNIC_OK ? 0 : fail("rnic_post_send: %s", rnic_strerror(r));
+    int r = rnic_post_send(n->qp, &w);
+    return r == RNIC_OK ? 0 : peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
 }
 
-static bool wc_ok(const struct rnic_wc *wc, unsigned k) {
-    if (wc->status == RNIC_CQE_STATUS_SUCCESS) return true;
-    fprintf(stderr, "rnic_rc_pingpong: message %u: %s completion status %u\n", k, wc->is_recv ? "RECV" : "SEND",
-            wc->status);
-    return false;
+static int next_ok(struct peer_nic *n, struct rnic_wc *wc, unsigned k, double deadline) {
+    if (peer_nic_next_wc(n, PROG, wc, deadline)) return 1;
+    if (wc->status == RNIC_CQE_STATUS_SUCCESS) return 0;
+    return peer_fail(PROG, "message %u: %s completion status %u", k, wc->is_recv ? "RECV" : "SEND", wc->status);
 }
 
 /* The server: the client's ping k is what it received last, the answer to
@@ -360,169 +247,105 @@ static bool wc_ok(const struct rnic_wc *wc, unsigned k) {
 static uint8_t ping_content(unsigned k, size_t i) { return k == 0 ? 0x7B : pattern(k - 1, i); }
 
 /* The server's ping-pong: each ping received, checked, answered. */
-static int serve(struct pp *p, unsigned iters, double deadline) {
+static int serve(struct peer_nic *n, unsigned size, unsigned iters, double deadline) {
     unsigned got = 0, sent = 0;
     while (sent < iters) {
         struct rnic_wc wc;
-        if (next_wc(p, &wc, deadline) || !wc_ok(&wc, got)) return 1;
+        if (next_ok(n, &wc, got, deadline)) return 1;
         if (!wc.is_recv) {
             sent++;
             continue;
         }
-        if (got >= iters) return fail("%s", "a ping more than the iterations asked for");
-        if (check_recv(p, &wc, got, ping_content) || post_pattern(p, got)) return 1;
+        if (got >= iters) return peer_fail(PROG, "a ping more than the iterations asked for");
+        if (check_recv(n, size, &wc, got, ping_content) || post_pattern(n, size, got)) return 1;
         got++;
     }
     return 0;
 }
 
-/* One ping and its answer, checked byte for byte. */
-static int ping_pong(struct pp *p, unsigned k, double deadline) {
-    if (post_pattern(p, k)) return 1;
+/* The client: one ping and its answer, checked byte for byte. */
+static int ping_pong(struct peer_nic *n, unsigned size, unsigned k, double deadline) {
+    if (post_pattern(n, size, k)) return 1;
     bool sent = false, answered = false;
     while (!sent || !answered) {
         struct rnic_wc wc;
-        if (next_wc(p, &wc, deadline) || !wc_ok(&wc, k)) return 1;
+        if (next_ok(n, &wc, k, deadline)) return 1;
         if (!wc.is_recv) {
             sent = true;
             continue;
         }
-        if (check_recv(p, &wc, k, pattern)) return 1;
+        if (check_recv(n, size, &wc, k, pattern)) return 1;
         answered = true;
     }
     return 0;
 }
 
 static int run(const struct opts *o) {
-    double deadline = wall_now() + o->timeout_s;
-    struct pp p = {.size = o->size};
-    struct rnic_dev_info info;
-    rnic_mr *mr = NULL;
-    uint16_t pz = 0;
-    bool have_pz = false;
+    double deadline = peer_wall_now() + o->timeout_s;
     int lfd = -1, cfd = -1; /* the server's listening socket and its client's connection */
     if (!o->host) {
-        if ((lfd = tcp_listen(o->port)) < 0) {
-            fprintf(stderr, "rnic_rc_pingpong: FAILED: cannot listen on 127.0.0.1:%u: %s\n", o->port, strerror(errno));
-            return 1;
-        }
-        printf("rnic_rc_pingpong: listening on 127.0.0.1:%u\n", o->port);
+        if ((lfd = peer_tcp_listen(o->port)) < 0)
+            return peer_fail(PROG, "cannot listen on 127.0.0.1:%u: %s", o->port, strerror(errno));
+        printf(PROG ": listening on 127.0.0.1:%u\n", o->port);
         fflush(stdout);
     }
-    int r = rnic_open(o->dev, &p.dev);
-    if (r != RNIC_OK) {
-        fprintf(stderr, "rnic_rc_pingpong: FAILED: rnic_open %s: %s (%s)\n", o->dev, rnic_strerror(r),
-                rnic_open_error());
+    struct peer_nic n;
+    if (peer_nic_open(&n, PROG, o->dev, (size_t)o->size * (2 + RQ_DEPTH), 4, RQ_DEPTH, 0)) {
         if (lfd >= 0) close(lfd);
         return 1;
     }
-    rnic_query(p.dev, &info);
-    if (o->mtu != info.mtu) {
-        fprintf(stderr, "rnic_rc_pingpong: FAILED: path MTU %u asked; this NIC's is %u (the peer needs -m %u)\n",
-                o->mtu, info.mtu, info.mtu);
-        rnic_close(p.dev);
-        if (lfd >= 0) close(lfd);
-        return 1;
-    }
-    size_t bytes = (size_t)o->size * (2 + RQ_DEPTH); /* two to send from, RQ_DEPTH to receive into */
-    uint8_t *mem = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
     int rc = 1;
-    if (!mem) {
-        fail("%s", "out of memory");
-        goto out_dev;
+    if (o->mtu != n.info.mtu) {
+        peer_fail(PROG, "path MTU %u asked; this NIC's is %u (the peer needs -m %u)", o->mtu, n.info.mtu, n.info.mtu);
+        goto out;
     }
-    p.send_buf = mem;
-    p.recv_buf = mem + 2 * (size_t)o->size;
-    struct rnic_qp_attr qa = {.sq_entries = 4, .rq_entries = RQ_DEPTH, .max_rd = 1};
-    have_pz = (r = rnic_pz_alloc(p.dev, &pz)) == RNIC_OK;
-    if (!have_pz || (r = rnic_cq_create(p.dev, 16, &p.cq)) != RNIC_OK) {
-        fail("setting up: %s", rnic_strerror(r));
-        goto out_mem;
-    }
-    qa.send_cq = qa.recv_cq = p.cq;
-    qa.pz = pz;
-    if ((r = rnic_mr_reg(p.dev, mem, bytes, pz, RNIC_ACCESS_LOCAL_READ | RNIC_ACCESS_LOCAL_WRITE, &mr)) != RNIC_OK ||
-        (r = rnic_qp_create(p.dev, &qa, &p.qp)) != RNIC_OK) {
-        fail("setting up: %s", rnic_strerror(r));
-        goto out_mem;
-    }
-    p.lkey = rnic_mr_key(mr);
     for (unsigned s = 0; s < RQ_DEPTH; s++)
-        if ((r = post_recv_slot(&p, s)) != RNIC_OK) {
-            fail("rnic_post_recv: %s", rnic_strerror(r));
-            goto out_mem;
-        }
+        if (post_recv_slot(&n, o->size, s)) goto out;
 
-    struct dest me = {.lid = 0, .qpn = rnic_qp_num(p.qp)}, peer;
-    if (o->psn >= 0) {
-        me.psn = (unsigned)o->psn;
-    } else {
-        srand48((long)getpid() * (long)time(NULL));
-        me.psn = (unsigned)(lrand48() & 0xFFFFFF);
-    }
-    me.gid[10] = me.gid[11] = 0xFF;
-    for (int i = 0; i < 4; i++) me.gid[12 + i] = (uint8_t)(info.ipv4 >> (24 - 8 * i));
+    struct dest me = {.lid = 0, .qpn = rnic_qp_num(n.qp), .psn = peer_first_psn(o->psn)}, peer;
+    peer_gid_of_ipv4(n.info.ipv4, me.gid);
     printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n", me.lid, me.qpn, me.psn,
            me.gid[12], me.gid[13], me.gid[14], me.gid[15]);
     fflush(stdout);
     if (o->host ? exchange_client(o, &me, &peer, deadline) != 0
                 : (cfd = exchange_server_read(lfd, &peer, deadline)) < 0)
-        goto out_mem;
+        goto out;
     printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n", peer.lid, peer.qpn,
            peer.psn, peer.gid[12], peer.gid[13], peer.gid[14], peer.gid[15]);
     fflush(stdout);
-    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-    if (memcmp(peer.gid, v4mapped, sizeof(v4mapped)) != 0) {
-        fail("%s", "the peer's GID is not IPv4-mapped: give it -g with the index of its IPv4 GID");
-        goto out_mem;
-    }
-    struct rnic_qp_remote rem = {.qpn = peer.qpn, .sq_psn = me.psn, .rq_psn = peer.psn};
-    for (int i = 0; i < 4; i++) rem.ipv4 = rem.ipv4 << 8 | peer.gid[12 + i];
-    memcpy(rem.mac, o->peer_mac, 6);
-    if ((r = rnic_qp_connect(p.qp, &rem)) != RNIC_OK) {
-        fail("rnic_qp_connect: %s", rnic_strerror(r));
-        goto out_mem;
-    }
+    if (peer_nic_connect(&n, PROG, peer.qpn, me.psn, peer.psn, peer.gid, o->peer_mac, 1)) goto out;
     /* The server answers only now: the client's first SEND may follow at once. */
     if (cfd >= 0) {
         int a = exchange_server_answer(cfd, &me);
         cfd = -1;
-        if (a) goto out_mem;
+        if (a) goto out;
     }
 
-    double t0 = wall_now();
-    uint64_t c0 = rnic_time(p.dev);
-    uint32_t drops0 = rnic_reg_read(p.dev, RNIC_REG_RX_DROPS);
-    if (!o->host && serve(&p, o->iters, deadline)) {
-        fprintf(stderr, "rnic_rc_pingpong: FAILED serving %u ping-pongs\n", o->iters);
-        goto out_mem;
+    double t0 = peer_wall_now();
+    uint64_t c0 = rnic_time(n.dev);
+    if (!o->host && serve(&n, o->size, o->iters, deadline)) {
+        fprintf(stderr, PROG ": FAILED serving %u ping-pongs\n", o->iters);
+        goto out;
     }
     for (unsigned k = 0; o->host && k < o->iters; k++)
-        if (ping_pong(&p, k, deadline)) {
-            fprintf(stderr, "rnic_rc_pingpong: FAILED at ping-pong %u of %u\n", k, o->iters);
-            goto out_mem;
+        if (ping_pong(&n, o->size, k, deadline)) {
+            fprintf(stderr, PROG ": FAILED at ping-pong %u of %u\n", k, o->iters);
+            goto out;
         }
-    double usec = (wall_now() - t0) * 1e6;
-    uint64_t cycles = rnic_time(p.dev) - c0;
+    double usec = (peer_wall_now() - t0) * 1e6;
+    uint64_t cycles = rnic_time(n.dev) - c0;
     long long moved = (long long)o->size * o->iters * 2;
     printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", moved, usec / 1e6, (double)moved * 8.0 / usec);
     printf("%u iters in %.2f seconds = %.2f usec/iter\n", o->iters, usec / 1e6, usec / o->iters);
-    printf("rnic_rc_pingpong: %" PRIu64 " NIC cycles, %.0f cycles/iter; %u frames dropped by the NIC (RX_DROPS)\n",
-           cycles, (double)cycles / o->iters, rnic_reg_read(p.dev, RNIC_REG_RX_DROPS) - drops0);
-    printf("rnic_rc_pingpong: PASS: %u ping-pongs of %u bytes as the %s, every byte received as the peer must "
-           "have sent it\n",
+    printf(PROG ": %" PRIu64 " NIC cycles, %.0f cycles/iter; %u frames dropped by the NIC (RX_DROPS)\n", cycles,
+           (double)cycles / o->iters, rnic_reg_read(n.dev, RNIC_REG_RX_DROPS) - n.drops0);
+    printf(PROG ": PASS: %u ping-pongs of %u bytes as the %s, every byte received as the peer must have sent it\n",
            o->iters, o->size, o->host ? "client" : "server");
     rc = 0;
-out_mem:
-    if (p.qp) rnic_qp_destroy(p.qp);
-    if (mr) rnic_mr_dereg(mr);
-    if (p.cq) rnic_cq_destroy(p.cq);
-    if (have_pz) rnic_pz_free(p.dev, pz);
-    free(mem);
-out_dev:
-    rnic_close(p.dev);
+out:
     if (cfd >= 0) close(cfd);
     if (lfd >= 0) close(lfd);
+    peer_nic_close(&n);
     return rc;
 }
 

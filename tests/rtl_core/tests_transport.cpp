@@ -497,6 +497,49 @@ BENCH_TEST(both_ways_pause) {
     CHECK_EQ(b.f.protocol_errors, 0);
 }
 
+// A WRITE paused with the QP's whole window in flight: seven small WRITEs
+// whose ACKs the link loses, then a 16-packet one, while the peer WRITEs
+// 16 packets the other way (its frames make the long WRITE pause). Going
+// on with a paused WQE is not starting one: the engine's checks on a WQE's
+// start (the window, the fence, the bind fence) must not see it as one.
+// Then the long WRITE's cumulative ACK completes all eight.
+BENCH_TEST(resume_at_depth) {
+    Bench b;
+    Qp q0, q1;
+    connect(b, q0, q1, timers(12, 7, 7, 12));
+    const uint32_t big = 16 * RNIC_MTU;
+    Buf src = filled(b, 0, big, 24);
+    Buf dst = filled(b, 1, big, 25);
+    Buf src1 = filled(b, 1, big, 26);
+    Buf dst1 = filled(b, 0, big, 27);
+    auto acks_lost = std::make_shared<int>(7);
+    b.f.link_hook = [=](int n, std::vector<uint8_t> &fr) {
+        if (n == 1 && op_of(fr) == RNIC_BTH_ACKNOWLEDGE && *acks_lost > 0) {
+            (*acks_lost)--;
+            return false;
+        }
+        return true;
+    };
+    for (uint64_t i = 0; i < 7; i++) b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, 8, dst, 100 + i));
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, big, dst, 107));
+    b.d.post_send(q1, rdma(RNIC_OP_RDMA_WRITE, src1, big, dst1, 200));
+    Cqe c;
+    for (uint64_t i = 0; i < 8; i++) {
+        CHECK(b.d.wait_cqe(b.scq[0], c));
+        CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+        CHECK_EQ(c.wr_id, 100 + i);
+    }
+    CHECK(b.d.wait_cqe(b.scq[1], c));
+    CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+    CHECK(b.read(dst) == b.read(src));
+    CHECK(b.read(dst1) == b.read(src1));
+    CHECK_EQ(*acks_lost, 0);
+    // The long WRITE paused: its WQE was fetched again.
+    CHECK(events_of(b.f, 0, RNIC_EV_WQE_FETCHED).size() > 8);
+    CHECK(events_of(b.f, 0, RNIC_EV_RETRY).empty());
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
 // Both NICs READ 16 packets from each other at once. A READ's responses
 // are one job that does not pause, so each NIC's receive buffer holds the
 // peer's responses back while its own go out; the bench's links never push

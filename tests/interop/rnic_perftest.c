@@ -1,0 +1,309 @@
+/*
+ * rnic_perftest: the client of perftest's ib_write_bw and ib_read_bw, on
+ * this project's NIC through its driver, so that the stock server on a
+ * Linux soft-RoCE (rxe) device is the peer:
+ *
+ *   (peer)  ib_write_bw -d rxe0 -x 1 -s SIZE -n ITERS -F     (or ib_read_bw)
+ *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS HOST
+ *
+ * The out-of-band exchange is perftest's over TCP (port 18515), as Debian
+ * 12's perftest 4.5+0.17 speaks it (read off a capture of two rxe VMs,
+ * docs/interop.md); at every step the client writes first and the server
+ * answers with the same kind of message:
+ *   1. 16 bytes: the version string ("6.06", NUL-padded);
+ *   2. 4 bytes, big-endian: 4096 (the page size: what the stock tools send);
+ *   3. 4 bytes, big-endian: 64 (the cache line size, likewise);
+ *   4. 2 bytes: the path MTU as ibv_mtu's number in decimal and a NUL ("3"
+ *      is 1024, "5" 4096); both sides take the smaller. This NIC's is 4096
+ *      only, so the server must say "5" (its -m 4096, and the VM's eth0 MTU
+ *      at least 4096 + 78: perftest takes 1024 on RoCE otherwise);
+ *   5. the QP's address, 108 bytes, NUL-terminated:
+ *      LLLL:OOOO:QQQQQQ:PPPPPP:RRRRRRRR:VVVVVVVVVVVVVVVV: then the GID as 16
+ *      "xx:" bytes, then SSSSSSSS: (LID, READs it takes in, QPN, first PSN,
+ *      rkey, buffer address, GID, SRQ number), hex; three times (the
+ *      server connects its QP in between);
+ *   6. the test itself: RDMA WRITEs or READs of the server's buffer;
+ *   7. the address once more (the end of the test), then five 8-byte
+ *      big-endian fields, each answered by the server's: message size,
+ *      iterations, peak and average MB/s and Mpps as IEEE doubles (the
+ *      server prints the client's as its result);
+ *   8. the address once more, then "done" and its NUL.
+ *
+ * Checked beyond what perftest checks: the read server fills its buffer
+ * with random bytes and its QP takes no WRITE, so every READ of it must
+ * bring the same bytes as the first, which must not be the zeros the
+ * local buffer held before (every byte of every READ compared). The write
+ * test WRITEs ITERS times, a different pattern each time; nothing here can
+ * look at where they land (the write server's QP takes no READ).
+ *
+ * Prints the exchange, a result line as perftest's (wall time) and the
+ * NIC's cycles. Exit 0 when everything passed, 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "peer_common.h"
+
+#define PROG "rnic_perftest"
+#define ADDR_MSG_BYTES 108
+#define VERSION_BYTES 16
+#define WINDOW 4u /* requests in flight: no more than a READ-taking QP allows */
+
+struct opts {
+    const char *host, *dev;
+    unsigned port, size, iters, timeout_s;
+    bool read; /* ib_read_bw; else ib_write_bw */
+    uint8_t peer_mac[6];
+    bool have_mac;
+    long psn;
+};
+
+struct addr {
+    unsigned lid, out_reads, qpn, psn, rkey, srqn;
+    unsigned long long vaddr;
+    uint8_t gid[16];
+};
+
+static void usage(void) {
+    fprintf(stderr, "usage: " PROG " --verb write|read --peer-mac MAC [options] HOST\n"
+                    "  -p PORT      the server's TCP port (18515)\n"
+                    "  -d NAME      this project's NIC (rnic0)\n"
+                    "  -s BYTES     message size, at most the server's -s (65536)\n"
+                    "  -n N         iterations (5)\n"
+                    "  --psn N      the first PSN sent (default: random)\n"
+                    "  -T S         give up after S wall seconds (120)\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o) {
+    *o = (struct opts){.dev = "rnic0", .port = 18515, .size = 65536, .iters = 5, .timeout_s = 120, .psn = -1};
+    bool have_verb = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-') {
+            if (o->host) return -1;
+            o->host = a;
+            continue;
+        }
+        if (i + 1 >= argc) return -1;
+        const char *v = argv[++i];
+        unsigned u;
+        bool ok = true;
+        if (!strcmp(a, "-p"))
+            ok = peer_parse_uint(v, 65535, &o->port);
+        else if (!strcmp(a, "-d"))
+            o->dev = v;
+        else if (!strcmp(a, "-s"))
+            ok = peer_parse_uint(v, 1u << 30, &o->size) && o->size > 0;
+        else if (!strcmp(a, "-n"))
+            ok = peer_parse_uint(v, 1u << 20, &o->iters) && o->iters > 0;
+        else if (!strcmp(a, "-T"))
+            ok = peer_parse_uint(v, 86400, &o->timeout_s) && o->timeout_s > 0;
+        else if (!strcmp(a, "--peer-mac"))
+            ok = o->have_mac = peer_parse_mac(v, o->peer_mac);
+        else if (!strcmp(a, "--psn")) {
+            ok = peer_parse_uint(v, 0xFFFFFF, &u);
+            o->psn = u;
+        } else if (!strcmp(a, "--verb")) {
+            ok = have_verb = !strcmp(v, "write") || !strcmp(v, "read");
+            o->read = !strcmp(v, "read");
+        } else
+            return -1;
+        if (!ok) {
+            fprintf(stderr, PROG ": bad value for %s: %s\n", a, v);
+            return -1;
+        }
+    }
+    return o->host && o->have_mac && have_verb ? 0 : -1;
+}
+
+/* ---- the out-of-band exchange ---- */
+
+static void format_addr(const struct addr *a, char msg[ADDR_MSG_BYTES]) {
+    int n = snprintf(msg, ADDR_MSG_BYTES, "%04x:%04x:%06x:%06x:%08x:%016llx:", a->lid & 0xFFFFu,
+                     a->out_reads & 0xFFFFu, a->qpn & 0xFFFFFFu, a->psn & 0xFFFFFFu, a->rkey, a->vaddr);
+    for (int i = 0; i < 16; i++) n += snprintf(msg + n, (size_t)(ADDR_MSG_BYTES - n), "%02x:", a->gid[i]);
+    snprintf(msg + n, (size_t)(ADDR_MSG_BYTES - n), "%08x:", a->srqn);
+}
+
+static bool parse_addr(const char msg[ADDR_MSG_BYTES], struct addr *a) {
+    if (memchr(msg, '\0', ADDR_MSG_BYTES) == NULL) return false;
+    int used = 0;
+    if (sscanf(msg, "%x:%x:%x:%x:%x:%llx:%n", &a->lid, &a->out_reads, &a->qpn, &a->psn, &a->rkey, &a->vaddr,
+               &used) != 6 ||
+        used == 0)
+        return false;
+    const char *p = msg + used;
+    for (int i = 0; i < 16; i++) {
+        unsigned b;
+        int k = 0;
+        if (sscanf(p, "%2x:%n", &b, &k) != 1 || k != 3) return false;
+        a->gid[i] = (uint8_t)b;
+        p += k;
+    }
+    return sscanf(p, "%x:", &a->srqn) == 1;
+}
+
+/* One step of the exchange: ours out, the server's (m bytes) in. */
+static bool step(int fd, const void *ours, size_t n, void *theirs, size_t m) {
+    return peer_write_all(fd, ours, n) && peer_read_all(fd, theirs, m);
+}
+
+static uint64_t be64(uint64_t v) {
+    uint64_t r = 0;
+    for (int i = 0; i < 8; i++) ((uint8_t *)&r)[i] = (uint8_t)(v >> (56 - 8 * i));
+    return r;
+}
+
+static uint64_t bits_of(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof(u));
+    return u;
+}
+
+/* ---- the test ---- */
+
+static uint8_t pattern(unsigned k, size_t i) { return (uint8_t)(k * 37u + i * 13u + (i >> 9) + 0xA5u); }
+
+/* A READ's bytes: the first READ's (kept in `ref`, and not all zero), for
+ * every later one. */
+static int check_read(const uint8_t *got, uint8_t *ref, size_t size, unsigned k) {
+    if (k == 0) {
+        memcpy(ref, got, size);
+        for (size_t i = 0; i < size; i++)
+            if (got[i] != 0) return 0;
+        return peer_fail(PROG, "READ 0 brought nothing but zeros, what the buffer held before");
+    }
+    for (size_t i = 0; i < size; i++)
+        if (got[i] != ref[i])
+            return peer_fail(PROG, "READ %u: byte %zu is 0x%02x, READ 0 brought 0x%02x", k, i, got[i], ref[i]);
+    return 0;
+}
+
+/* Posts `count` RDMA operations of o->size bytes, WINDOW at a time, and
+ * waits for all; `local(k)` is where operation k reads or lands. READs are
+ * checked (check_read, the reference in the slot after the window's). */
+static int run_ops(struct peer_nic *n, const struct opts *o, const struct addr *srv, unsigned op, unsigned count,
+                   uint8_t *(*local)(struct peer_nic *, const struct opts *, unsigned), double deadline) {
+    unsigned posted = 0, done = 0;
+    while (done < count) {
+        while (posted < count && posted - done < WINDOW) {
+            uint8_t *buf = local(n, o, posted);
+            if (op == RNIC_OP_RDMA_WRITE)
+                for (size_t i = 0; i < o->size; i++) buf[i] = pattern(posted, i);
+            else
+                memset(buf, 0, o->size);
+            struct rnic_sge s = {(uint64_t)(uintptr_t)buf, o->size, n->lkey};
+            struct rnic_send_wr w = {.wr_id = posted, .opcode = (uint8_t)op, .flags = RNIC_WQE_FLAG_SIGNALED,
+                                     .num_sge = 1, .sg = &s, .remote_addr = srv->vaddr, .rkey = srv->rkey};
+            int r = rnic_post_send(n->qp, &w);
+            if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
+            posted++;
+        }
+        struct rnic_wc wc;
+        if (peer_nic_next_wc(n, PROG, &wc, deadline)) return 1;
+        if (wc.status != RNIC_CQE_STATUS_SUCCESS)
+            return peer_fail(PROG, "%s %" PRIu64 ": completion status %u", op == RNIC_OP_RDMA_WRITE ? "WRITE" : "READ",
+                             wc.wr_id, wc.status);
+        if (wc.wr_id != done) return peer_fail(PROG, "completion %" PRIu64 " where %u was next", wc.wr_id, done);
+        if (op == RNIC_OP_RDMA_READ &&
+            check_read(local(n, o, done), n->mem + (size_t)WINDOW * o->size, o->size, done))
+            return 1;
+        done++;
+    }
+    return 0;
+}
+
+/* Operation k's local buffer: one of WINDOW slots. */
+static uint8_t *slot(struct peer_nic *n, const struct opts *o, unsigned k) {
+    return n->mem + (size_t)(k % WINDOW) * o->size;
+}
+
+static int run(const struct opts *o) {
+    double deadline = peer_wall_now() + o->timeout_s;
+    struct peer_nic n;
+    if (peer_nic_open(&n, PROG, o->dev, (size_t)o->size * (WINDOW + 1), 2 * WINDOW, 1,
+                      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE))
+        return 1;
+    int rc = 1, fd = -1;
+    struct addr me = {.out_reads = o->read ? n.info.max_rd : 1, .qpn = rnic_qp_num(n.qp),
+                      .psn = peer_first_psn(o->psn), .rkey = n.rkey, .vaddr = (uintptr_t)n.mem}, srv;
+    peer_gid_of_ipv4(n.info.ipv4, me.gid);
+    char ver[VERSION_BYTES] = "6.06", their_ver[VERSION_BYTES + 1] = {0};
+    const uint8_t page[4] = {0, 0, 0x10, 0}, line[4] = {0, 0, 0, 64}; /* 4096 and 64, big-endian */
+    uint8_t their_page[4], their_line[4];
+    char mtu[2] = "5", their_mtu[2] = {0}; /* IBV_MTU_4096 */
+    char msg[ADDR_MSG_BYTES], got[ADDR_MSG_BYTES];
+    format_addr(&me, msg);
+
+    if ((fd = peer_tcp_hello(o->host, o->port, ver, sizeof(ver), their_ver, VERSION_BYTES, deadline)) < 0) {
+        peer_fail(PROG, "no answer from a perftest server at %s:%u", o->host, o->port);
+        goto out;
+    }
+    if (!step(fd, page, 4, their_page, 4) || !step(fd, line, 4, their_line, 4) || !step(fd, mtu, 2, their_mtu, 2) ||
+        !step(fd, msg, sizeof(msg), got, sizeof(got))) {
+        peer_fail(PROG, "the server ended the exchange early (version \"%s\")", their_ver);
+        goto out;
+    }
+    if (memcmp(their_mtu, mtu, 2) != 0) {
+        peer_fail(PROG, "the server's path MTU is ibv_mtu %.1s (5 is 4096, this NIC's): give it -m 4096", their_mtu);
+        goto out;
+    }
+    if (!parse_addr(got, &srv)) {
+        peer_fail(PROG, "the server's address message is malformed: %.108s", got);
+        goto out;
+    }
+    printf(" local address: LID %#04x OUT %#04x QPN %#06x PSN %#06x RKey %#08x VAddr %#016llx\n", me.lid, me.out_reads,
+           me.qpn, me.psn, me.rkey, me.vaddr);
+    printf(" remote address: LID %#04x OUT %#04x QPN %#06x PSN %#06x RKey %#08x VAddr %#016llx (version %s)\n",
+           srv.lid, srv.out_reads, srv.qpn, srv.psn, srv.rkey, srv.vaddr, their_ver);
+    fflush(stdout);
+    unsigned max_rd = srv.out_reads < n.info.max_rd ? srv.out_reads : n.info.max_rd;
+    if (peer_nic_connect(&n, PROG, srv.qpn, me.psn, srv.psn, srv.gid, o->peer_mac, max_rd ? max_rd : 1)) goto out;
+    if (!step(fd, msg, sizeof(msg), got, sizeof(got)) || !step(fd, msg, sizeof(msg), got, sizeof(got))) {
+        peer_fail(PROG, "%s", "the server ended the exchange before the test");
+        goto out;
+    }
+
+    double t0 = peer_wall_now();
+    uint64_t c0 = rnic_time(n.dev);
+    if (run_ops(&n, o, &srv, o->read ? RNIC_OP_RDMA_READ : RNIC_OP_RDMA_WRITE, o->iters, slot, deadline)) goto out;
+    double secs = peer_wall_now() - t0;
+    uint64_t cycles = rnic_time(n.dev) - c0;
+    double mbs = (double)o->size * o->iters / secs / 1048576.0, mpps = o->iters / secs / 1e6;
+
+    uint64_t fields[5] = {be64(o->size), be64(o->iters), be64(bits_of(mbs)), be64(bits_of(mbs)), be64(bits_of(mpps))};
+    uint64_t theirs;
+    bool ok = step(fd, msg, sizeof(msg), got, sizeof(got));
+    for (int i = 0; ok && i < 5; i++) ok = step(fd, &fields[i], 8, &theirs, 8);
+    ok = ok && step(fd, msg, sizeof(msg), got, sizeof(got));
+    char done[5];
+    ok = ok && step(fd, "done", 5, done, 5);
+    if (!ok) {
+        peer_fail(PROG, "%s", "the server ended the exchange before its end");
+        goto out;
+    }
+    printf(" #bytes     #iterations    BW average[MB/sec]   MsgRate[Mpps]\n");
+    printf(" %-10u %-14u %-20.2f %.6f\n", o->size, o->iters, mbs, mpps);
+    printf(PROG ": %" PRIu64 " NIC cycles; %u frames dropped by the NIC (RX_DROPS)\n", cycles,
+           rnic_reg_read(n.dev, RNIC_REG_RX_DROPS) - n.drops0);
+    printf(PROG ": PASS: %u RDMA %s of %u bytes%s\n", o->iters, o->read ? "READs" : "WRITEs", o->size,
+           o->read ? ", every byte of every READ equal to the first's (not all zero)" : "");
+    rc = 0;
+out:
+    if (fd >= 0) close(fd);
+    peer_nic_close(&n);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    struct opts o;
+    if (parse_args(argc, argv, &o) != 0) {
+        usage();
+        return 2;
+    }
+    return run(&o);
+}

@@ -1,15 +1,23 @@
 /*
- * rnic_perftest: the client of perftest's ib_write_bw and ib_read_bw, on
- * this project's NIC through its driver, so that the stock server on a
- * Linux soft-RoCE (rxe) device is the peer:
+ * rnic_perftest: perftest's ib_write_bw and ib_read_bw on this project's
+ * NIC through its driver, so that the stock tool on a Linux soft-RoCE
+ * (rxe) device is the peer, either way round:
  *
- *   (peer)  ib_write_bw -d rxe0 -x 1 -s SIZE -n ITERS -F     (or ib_read_bw)
+ *   (peer)  ib_write_bw -d rxe0 -x 1 -m 4096 -s SIZE -n ITERS -F   (or ib_read_bw)
  *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS HOST
+ *
+ *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS
+ *   (peer)  ib_write_bw -d rxe0 -x 1 -m 4096 -s SIZE -n ITERS -F HOST
+ *
+ * and ib_read_lat's client (--verb read --lat): one READ at a time, each
+ * one's latency, doorbell to completion, in wall microseconds and in the
+ * NIC's cycles.
  *
  * The out-of-band exchange is perftest's over TCP (port 18515), as Debian
  * 12's perftest 4.5+0.17 speaks it (read off a capture of two rxe VMs,
  * docs/interop.md); at every step the client writes first and the server
- * answers with the same kind of message:
+ * answers with the same kind of message (the server here listens on
+ * 127.0.0.1, where QEMU's user network brings a guest's 10.0.2.2):
  *   1. 16 bytes: the version string ("6.06", NUL-padded);
  *   2. 4 bytes, big-endian: 4096 (the page size: what the stock tools send);
  *   3. 4 bytes, big-endian: 64 (the cache line size, likewise);
@@ -20,16 +28,25 @@
  *   5. the QP's address, 108 bytes, NUL-terminated:
  *      LLLL:OOOO:QQQQQQ:PPPPPP:RRRRRRRR:VVVVVVVVVVVVVVVV: then the GID as 16
  *      "xx:" bytes, then SSSSSSSS: (LID, READs it takes in, QPN, first PSN,
- *      rkey, buffer address, GID, SRQ number), hex; three times (the
- *      server connects its QP in between);
+ *      rkey, buffer address, GID, SRQ number), hex; three times (four for
+ *      ib_read_lat; the server connects its QP in between);
  *   6. the test itself: RDMA WRITEs or READs of the server's buffer;
- *   7. the address once more (the end of the test), then five 8-byte
- *      big-endian fields, each answered by the server's: message size,
- *      iterations, peak and average MB/s and Mpps as IEEE doubles (the
- *      server prints the client's as its result);
- *   8. the address once more, then "done" and its NUL.
+ *   7. the address once more (the end of the test); then, for the
+ *      bandwidth tools, five 8-byte big-endian fields, each answered by the
+ *      server's: message size, iterations, peak and average MB/s and Mpps
+ *      as IEEE doubles (the server prints the client's as its result), and
+ *      the address once more;
+ *   8. "done" and its NUL.
  *
- * Checked beyond what perftest checks: the read server fills its buffer
+ * The client does the WRITEs or READs, into or out of the server's buffer;
+ * the server only waits for the address that ends the test. As the server
+ * this program lends the NIC's buffer: for a read test it holds a pattern,
+ * which must still be there after the READs; for a write test it held
+ * zeros, and afterwards the SIZE bytes at the address given must not be
+ * all zeros while every byte after them must still be one (nothing landed
+ * outside the range).
+ *
+ * Checked as the client, beyond what perftest checks: the read server fills its buffer
  * with random bytes and its QP takes no WRITE, so every READ of it must
  * bring the same bytes as the first, which must not be the zeros the
  * local buffer held before (every byte of every READ compared). The write
@@ -40,6 +57,7 @@
  * NIC's cycles. Exit 0 when everything passed, 1 on any failure.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +72,10 @@
 #define WINDOW 4u /* requests in flight: no more than a READ-taking QP allows */
 
 struct opts {
-    const char *host, *dev;
+    const char *host, *dev; /* host NULL: the server */
     unsigned port, size, iters, timeout_s;
     bool read; /* ib_read_bw; else ib_write_bw */
+    bool lat;  /* ib_read_lat */
     uint8_t peer_mac[6];
     bool have_mac;
     long psn;
@@ -69,11 +88,12 @@ struct addr {
 };
 
 static void usage(void) {
-    fprintf(stderr, "usage: " PROG " --verb write|read --peer-mac MAC [options] HOST\n"
+    fprintf(stderr, "usage: " PROG " --verb write|read --peer-mac MAC [options] [HOST]   (no HOST: the server)\n"
                     "  -p PORT      the server's TCP port (18515)\n"
                     "  -d NAME      this project's NIC (rnic0)\n"
                     "  -s BYTES     message size, at most the server's -s (65536)\n"
                     "  -n N         iterations (5)\n"
+                    "  --lat        ib_read_lat's client (with --verb read): one READ at a time\n"
                     "  --psn N      the first PSN sent (default: random)\n"
                     "  -T S         give up after S wall seconds (120)\n");
 }
@@ -86,6 +106,10 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         if (a[0] != '-') {
             if (o->host) return -1;
             o->host = a;
+            continue;
+        }
+        if (!strcmp(a, "--lat")) {
+            o->lat = true;
             continue;
         }
         if (i + 1 >= argc) return -1;
@@ -117,8 +141,14 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             return -1;
         }
     }
-    return o->host && o->have_mac && have_verb ? 0 : -1;
+    if (o->lat && (!o->read || !o->host)) {
+        fprintf(stderr, PROG ": --lat is ib_read_lat's client: --verb read, with HOST\n");
+        return -1;
+    }
+    return o->have_mac && have_verb ? 0 : -1;
 }
+
+static uint8_t pattern(unsigned k, size_t i) { return (uint8_t)(k * 37u + i * 13u + (i >> 9) + 0xA5u); }
 
 /* ---- the out-of-band exchange ---- */
 
@@ -147,9 +177,31 @@ static bool parse_addr(const char msg[ADDR_MSG_BYTES], struct addr *a) {
     return sscanf(p, "%x:", &a->srqn) == 1;
 }
 
-/* One step of the exchange: ours out, the server's (m bytes) in. */
+/* One step of the exchange: the client's message first, then the
+ * server's (ours n bytes, theirs m). */
+static bool server_side;
 static bool step(int fd, const void *ours, size_t n, void *theirs, size_t m) {
+    if (server_side) return peer_read_all(fd, theirs, m) && peer_write_all(fd, ours, n);
     return peer_write_all(fd, ours, n) && peer_read_all(fd, theirs, m);
+}
+
+/* The server's buffer after the test: a read test's pattern intact; a
+ * write test's range written (not all zeros) and nothing after it. */
+static int check_lent(const struct peer_nic *n, const struct opts *o) {
+    const uint8_t *m = n->mem;
+    size_t lent = (size_t)o->size * (WINDOW + 1);
+    if (o->read) {
+        for (size_t i = 0; i < o->size; i++)
+            if (m[i] != pattern(0, i))
+                return peer_fail(PROG, "byte %zu of the buffer READ from changed to 0x%02x", i, m[i]);
+        return 0;
+    }
+    bool any = false;
+    for (size_t i = 0; i < o->size && !any; i++) any = m[i] != 0;
+    if (!any) return peer_fail(PROG, "the client's WRITEs left the %u bytes at the address given all zero", o->size);
+    for (size_t i = o->size; i < lent; i++)
+        if (m[i] != 0) return peer_fail(PROG, "byte %zu, past the %u bytes lent, changed to 0x%02x", i, o->size, m[i]);
+    return 0;
 }
 
 static uint64_t be64(uint64_t v) {
@@ -166,8 +218,6 @@ static uint64_t bits_of(double d) {
 
 /* ---- the test ---- */
 
-static uint8_t pattern(unsigned k, size_t i) { return (uint8_t)(k * 37u + i * 13u + (i >> 9) + 0xA5u); }
-
 /* A READ's bytes: the first READ's (kept in `ref`, and not all zero), for
  * every later one. */
 static int check_read(const uint8_t *got, uint8_t *ref, size_t size, unsigned k) {
@@ -183,14 +233,24 @@ static int check_read(const uint8_t *got, uint8_t *ref, size_t size, unsigned k)
     return 0;
 }
 
-/* Posts `count` RDMA operations of o->size bytes, WINDOW at a time, and
- * waits for all; `local(k)` is where operation k reads or lands. READs are
- * checked (check_read, the reference in the slot after the window's). */
+/* Each operation's latency, doorbell to completion (lat: one at a time). */
+struct lat {
+    double *usec;
+    uint64_t *cycles;
+};
+
+/* Posts `count` RDMA operations of o->size bytes, WINDOW at a time (one
+ * with `lat`, whose arrays get each one's latency), and waits for all;
+ * `local(k)` is where operation k reads or lands. READs are checked
+ * (check_read, the reference in the slot after the window's). */
 static int run_ops(struct peer_nic *n, const struct opts *o, const struct addr *srv, unsigned op, unsigned count,
-                   uint8_t *(*local)(struct peer_nic *, const struct opts *, unsigned), double deadline) {
-    unsigned posted = 0, done = 0;
+                   uint8_t *(*local)(struct peer_nic *, const struct opts *, unsigned), struct lat *lat,
+                   double deadline) {
+    unsigned posted = 0, done = 0, window = lat ? 1 : WINDOW;
+    double t_post = 0;
+    uint64_t c_post = 0;
     while (done < count) {
-        while (posted < count && posted - done < WINDOW) {
+        while (posted < count && posted - done < window) {
             uint8_t *buf = local(n, o, posted);
             if (op == RNIC_OP_RDMA_WRITE)
                 for (size_t i = 0; i < o->size; i++) buf[i] = pattern(posted, i);
@@ -199,6 +259,8 @@ static int run_ops(struct peer_nic *n, const struct opts *o, const struct addr *
             struct rnic_sge s = {(uint64_t)(uintptr_t)buf, o->size, n->lkey};
             struct rnic_send_wr w = {.wr_id = posted, .opcode = (uint8_t)op, .flags = RNIC_WQE_FLAG_SIGNALED,
                                      .num_sge = 1, .sg = &s, .remote_addr = srv->vaddr, .rkey = srv->rkey};
+            t_post = peer_wall_now();
+            c_post = rnic_time(n->dev);
             int r = rnic_post_send(n->qp, &w);
             if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
             posted++;
@@ -209,12 +271,25 @@ static int run_ops(struct peer_nic *n, const struct opts *o, const struct addr *
             return peer_fail(PROG, "%s %" PRIu64 ": completion status %u", op == RNIC_OP_RDMA_WRITE ? "WRITE" : "READ",
                              wc.wr_id, wc.status);
         if (wc.wr_id != done) return peer_fail(PROG, "completion %" PRIu64 " where %u was next", wc.wr_id, done);
+        if (lat) {
+            lat->usec[done] = (peer_wall_now() - t_post) * 1e6;
+            lat->cycles[done] = rnic_time(n->dev) - c_post;
+        }
         if (op == RNIC_OP_RDMA_READ &&
             check_read(local(n, o, done), n->mem + (size_t)WINDOW * o->size, o->size, done))
             return 1;
         done++;
     }
     return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* Operation k's local buffer: one of WINDOW slots. */
@@ -225,10 +300,31 @@ static uint8_t *slot(struct peer_nic *n, const struct opts *o, unsigned k) {
 static int run(const struct opts *o) {
     double deadline = peer_wall_now() + o->timeout_s;
     struct peer_nic n;
+    int lfd = -1;
+    server_side = o->host == NULL;
+    if (server_side) {
+        if ((lfd = peer_tcp_listen(o->port)) < 0)
+            return peer_fail(PROG, "cannot listen on 127.0.0.1:%u: %s", o->port, strerror(errno));
+        printf(PROG ": listening on 127.0.0.1:%u\n", o->port);
+        fflush(stdout);
+    }
     if (peer_nic_open(&n, PROG, o->dev, (size_t)o->size * (WINDOW + 1), 2 * WINDOW, 1,
-                      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE))
+                      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE)) {
+        if (lfd >= 0) close(lfd);
         return 1;
+    }
     int rc = 1, fd = -1;
+    if (server_side) {
+        /* The client's WRITEs and READs come while this thread waits on the
+         * side channel: the NIC's time must run without driver calls. */
+        int r = rnic_time_run_alone(n.dev);
+        if (r != RNIC_OK) {
+            peer_fail(PROG, "rnic_time_run_alone: %s", rnic_strerror(r));
+            goto out;
+        }
+        if (o->read)
+            for (size_t i = 0; i < o->size; i++) n.mem[i] = pattern(0, i);
+    }
     struct addr me = {.out_reads = o->read ? n.info.max_rd : 1, .qpn = rnic_qp_num(n.qp),
                       .psn = peer_first_psn(o->psn), .rkey = n.rkey, .vaddr = (uintptr_t)n.mem}, srv;
     peer_gid_of_ipv4(n.info.ipv4, me.gid);
@@ -239,21 +335,26 @@ static int run(const struct opts *o) {
     char msg[ADDR_MSG_BYTES], got[ADDR_MSG_BYTES];
     format_addr(&me, msg);
 
-    if ((fd = peer_tcp_hello(o->host, o->port, ver, sizeof(ver), their_ver, VERSION_BYTES, deadline)) < 0) {
+    if (server_side) {
+        if ((fd = peer_tcp_accept(lfd, deadline)) < 0 || !step(fd, ver, sizeof(ver), their_ver, VERSION_BYTES)) {
+            peer_fail(PROG, "no perftest client came before the deadline");
+            goto out;
+        }
+    } else if ((fd = peer_tcp_hello(o->host, o->port, ver, sizeof(ver), their_ver, VERSION_BYTES, deadline)) < 0) {
         peer_fail(PROG, "no answer from a perftest server at %s:%u", o->host, o->port);
         goto out;
     }
     if (!step(fd, page, 4, their_page, 4) || !step(fd, line, 4, their_line, 4) || !step(fd, mtu, 2, their_mtu, 2) ||
         !step(fd, msg, sizeof(msg), got, sizeof(got))) {
-        peer_fail(PROG, "the server ended the exchange early (version \"%s\")", their_ver);
+        peer_fail(PROG, "the peer ended the exchange early (version \"%s\")", their_ver);
         goto out;
     }
     if (memcmp(their_mtu, mtu, 2) != 0) {
-        peer_fail(PROG, "the server's path MTU is ibv_mtu %.1s (5 is 4096, this NIC's): give it -m 4096", their_mtu);
+        peer_fail(PROG, "the peer's path MTU is ibv_mtu %.1s (5 is 4096, this NIC's): give it -m 4096", their_mtu);
         goto out;
     }
     if (!parse_addr(got, &srv)) {
-        peer_fail(PROG, "the server's address message is malformed: %.108s", got);
+        peer_fail(PROG, "the peer's address message is malformed: %.108s", got);
         goto out;
     }
     printf(" local address: LID %#04x OUT %#04x QPN %#06x PSN %#06x RKey %#08x VAddr %#016llx\n", me.lid, me.out_reads,
@@ -263,38 +364,75 @@ static int run(const struct opts *o) {
     fflush(stdout);
     unsigned max_rd = srv.out_reads < n.info.max_rd ? srv.out_reads : n.info.max_rd;
     if (peer_nic_connect(&n, PROG, srv.qpn, me.psn, srv.psn, srv.gid, o->peer_mac, max_rd ? max_rd : 1)) goto out;
-    if (!step(fd, msg, sizeof(msg), got, sizeof(got)) || !step(fd, msg, sizeof(msg), got, sizeof(got))) {
-        peer_fail(PROG, "%s", "the server ended the exchange before the test");
+    bool ok = true;
+    for (int i = o->lat ? 3 : 2; ok && i > 0; i--) ok = step(fd, msg, sizeof(msg), got, sizeof(got));
+    if (!ok) {
+        peer_fail(PROG, "%s", "the peer ended the exchange before the test");
         goto out;
+    }
+    struct lat lat = {NULL, NULL};
+    if (o->lat && (!(lat.usec = calloc(o->iters, sizeof(double))) || !(lat.cycles = calloc(o->iters, 8)))) {
+        peer_fail(PROG, "%s", "out of memory");
+        goto out_lat;
     }
 
     double t0 = peer_wall_now();
     uint64_t c0 = rnic_time(n.dev);
-    if (run_ops(&n, o, &srv, o->read ? RNIC_OP_RDMA_READ : RNIC_OP_RDMA_WRITE, o->iters, slot, deadline)) goto out;
+    if (!server_side && run_ops(&n, o, &srv, o->read ? RNIC_OP_RDMA_READ : RNIC_OP_RDMA_WRITE, o->iters, slot,
+                                o->lat ? &lat : NULL, deadline))
+        goto out_lat;
     double secs = peer_wall_now() - t0;
     uint64_t cycles = rnic_time(n.dev) - c0;
     double mbs = (double)o->size * o->iters / secs / 1048576.0, mpps = o->iters / secs / 1e6;
 
     uint64_t fields[5] = {be64(o->size), be64(o->iters), be64(bits_of(mbs)), be64(bits_of(mbs)), be64(bits_of(mpps))};
     uint64_t theirs;
-    bool ok = step(fd, msg, sizeof(msg), got, sizeof(got));
-    for (int i = 0; ok && i < 5; i++) ok = step(fd, &fields[i], 8, &theirs, 8);
-    ok = ok && step(fd, msg, sizeof(msg), got, sizeof(got));
+    /* The server: the test ends when the client's address comes again. */
+    ok = step(fd, msg, sizeof(msg), got, sizeof(got));
+    if (server_side && ok) {
+        secs = peer_wall_now() - t0;
+        cycles = rnic_time(n.dev) - c0;
+        if (check_lent(&n, o)) goto out_lat;
+    }
+    for (int i = 0; ok && !o->lat && i < 5; i++) ok = step(fd, &fields[i], 8, &theirs, 8);
+    ok = ok && (o->lat || step(fd, msg, sizeof(msg), got, sizeof(got)));
     char done[5];
     ok = ok && step(fd, "done", 5, done, 5);
     if (!ok) {
-        peer_fail(PROG, "%s", "the server ended the exchange before its end");
-        goto out;
+        peer_fail(PROG, "%s", "the peer ended the exchange before its end");
+        goto out_lat;
     }
-    printf(" #bytes     #iterations    BW average[MB/sec]   MsgRate[Mpps]\n");
-    printf(" %-10u %-14u %-20.2f %.6f\n", o->size, o->iters, mbs, mpps);
+    if (o->lat) {
+        qsort(lat.usec, o->iters, sizeof(double), cmp_double);
+        qsort(lat.cycles, o->iters, sizeof(uint64_t), cmp_u64);
+        double sum = 0;
+        for (unsigned i = 0; i < o->iters; i++) sum += lat.usec[i];
+        printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]\n");
+        printf(" %-6u %-10u %14.2f %14.2f %16.2f %14.2f\n", o->size, o->iters, lat.usec[0], lat.usec[o->iters - 1],
+               lat.usec[o->iters / 2], sum / o->iters);
+        printf(PROG ": NIC cycles per READ, doorbell to completion: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64
+                    "\n",
+               lat.cycles[0], lat.cycles[o->iters / 2], lat.cycles[o->iters - 1]);
+    } else if (!server_side) {
+        printf(" #bytes     #iterations    BW average[MB/sec]   MsgRate[Mpps]\n");
+        printf(" %-10u %-14u %-20.2f %.6f\n", o->size, o->iters, mbs, mpps);
+    }
     printf(PROG ": %" PRIu64 " NIC cycles; %u frames dropped by the NIC (RX_DROPS)\n", cycles,
            rnic_reg_read(n.dev, RNIC_REG_RX_DROPS) - n.drops0);
-    printf(PROG ": PASS: %u RDMA %s of %u bytes%s\n", o->iters, o->read ? "READs" : "WRITEs", o->size,
-           o->read ? ", every byte of every READ equal to the first's (not all zero)" : "");
+    if (server_side)
+        printf(PROG ": PASS: the server of %u RDMA %s of %u bytes, %.2f s; %s\n", o->iters, o->read ? "READs" : "WRITEs",
+               o->size, secs,
+               o->read ? "the buffer read from unchanged" : "the range written, nothing outside it");
+    else
+        printf(PROG ": PASS: %u RDMA %s of %u bytes%s\n", o->iters, o->read ? "READs" : "WRITEs", o->size,
+               o->read ? ", every byte of every READ equal to the first's (not all zero)" : "");
     rc = 0;
+out_lat:
+    free(lat.usec);
+    free(lat.cycles);
 out:
     if (fd >= 0) close(fd);
+    if (lfd >= 0) close(lfd);
     peer_nic_close(&n);
     return rc;
 }

@@ -324,6 +324,36 @@ BENCH_TEST(read_resume) {
     CHECK_EQ(b.f.protocol_errors, 0);
 }
 
+// The AETH MSN of READ responses counts the READ itself, as rxe's does
+// (InfiniBand C9-148): after one WRITE (MSN 1), a two-packet READ's FIRST
+// and LAST carry 2, and the next WRITE's ACK 3.
+BENCH_TEST(read_response_msn) {
+    Bench b;
+    Qp q0, q1;
+    connect(b, q0, q1, timers(6, 7, 7, 12));
+    const uint32_t len = 2 * RNIC_MTU;
+    Buf local = filled(b, 0, len, 28);
+    Buf remote = filled(b, 1, len, 29);
+    Cqe c;
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, local, 64, remote, 1));
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    read_completes_once(b, q0, local, len, remote, 2);
+    b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, local, 64, remote, 3));
+    CHECK(b.d.wait_cqe(b.scq[0], c));
+    constexpr unsigned kAethMsn = 55;   // after the BTH: AETH syndrome, then the 24-bit MSN
+    std::vector<std::pair<unsigned, uint32_t>> msns;
+    for (const std::vector<uint8_t> &fr : b.f.sent[1])
+        if (fr.size() > kAethMsn + 2)
+            msns.emplace_back(op_of(fr), static_cast<uint32_t>(fr[kAethMsn] << 16 | fr[kAethMsn + 1] << 8 |
+                                                               fr[kAethMsn + 2]));
+    std::vector<std::pair<unsigned, uint32_t>> want = {{RNIC_BTH_ACKNOWLEDGE, 1},
+                                                       {RNIC_BTH_READ_RESPONSE_FIRST, 2},
+                                                       {RNIC_BTH_READ_RESPONSE_LAST, 2},
+                                                       {RNIC_BTH_ACKNOWLEDGE, 3}};
+    CHECK(msns == want);
+    CHECK_EQ(b.f.protocol_errors, 0);
+}
+
 // The second response of a 16-packet READ is lost. The third shows it, the
 // requester asks again from there, and that request reaches the responder
 // while it still sends the first answer: the responder ends that answer

@@ -9,9 +9,13 @@
  *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS
  *   (peer)  ib_write_bw -d rxe0 -x 1 -m 4096 -s SIZE -n ITERS -F HOST
  *
- * and ib_read_lat's client (--verb read --lat): one READ at a time, each
- * one's latency, doorbell to completion, in wall microseconds and in the
- * NIC's cycles.
+ * and the client of ib_read_lat (--verb read --lat: one READ at a time,
+ * each one's latency from the doorbell to the completion) and of
+ * ib_write_lat (--verb write --lat: the server WRITEs SIZE bytes whose last
+ * byte is k, the rest zeros, and every byte of it is checked when the
+ * client sees that k; the client WRITEs its own k back, k = 1 .. ITERS, as
+ * read off a capture; half of each round trip is the latency, as perftest
+ * counts it).
  *
  * The out-of-band exchange is perftest's over TCP (port 18515), as Debian
  * 12's perftest 4.5+0.17 speaks it (read off a capture of two rxe VMs,
@@ -36,7 +40,8 @@
  *      server's: message size, iterations, peak and average MB/s and Mpps
  *      as IEEE doubles (the server prints the client's as its result), and
  *      the address once more;
- *   8. "done" and its NUL.
+ *   8. "done" and its NUL (ib_write_lat has neither 7 nor 8: its server
+ *      closes the connection once the last WRITE has come).
  *
  * The client does the WRITEs or READs, into or out of the server's buffer;
  * the server only waits for the address that ends the test. As the server
@@ -93,7 +98,7 @@ static void usage(void) {
                     "  -d NAME      this project's NIC (rnic0)\n"
                     "  -s BYTES     message size, at most the server's -s (65536)\n"
                     "  -n N         iterations (5)\n"
-                    "  --lat        ib_read_lat's client (with --verb read): one READ at a time\n"
+                    "  --lat        ib_read_lat's or ib_write_lat's client (with HOST)\n"
                     "  --psn N      the first PSN sent (default: random)\n"
                     "  -T S         give up after S wall seconds (120)\n");
 }
@@ -141,8 +146,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             return -1;
         }
     }
-    if (o->lat && (!o->read || !o->host)) {
-        fprintf(stderr, PROG ": --lat is ib_read_lat's client: --verb read, with HOST\n");
+    if (o->lat && !o->host) {
+        fprintf(stderr, PROG ": --lat is ib_read_lat's and ib_write_lat's client: it needs HOST\n");
         return -1;
     }
     return o->have_mac && have_verb ? 0 : -1;
@@ -292,6 +297,58 @@ static int cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* ib_write_lat's client: for k = 1 .. ITERS, the server's WRITE k (its
+ * last byte k) lands in the buffer lent at slot 0; then WRITE k goes back
+ * from slot 1 with its last byte k. lat gets half of each round trip. */
+static int write_lat(struct peer_nic *n, const struct opts *o, const struct addr *srv, struct lat *lat,
+                     double deadline) {
+    volatile const uint8_t *last = n->mem + o->size - 1;
+    uint8_t *src = n->mem + o->size;
+    double t_sent = 0;
+    uint64_t c_sent = 0;
+    unsigned completed = 0;
+    for (unsigned k = 1; k <= o->iters; k++) {
+        while (*last != (uint8_t)k) {
+            struct rnic_wc wc;
+            while (rnic_cq_take(n->cq, &wc, 1) == 1) {
+                if (wc.status != RNIC_CQE_STATUS_SUCCESS)
+                    return peer_fail(PROG, "WRITE %" PRIu64 ": completion status %u", wc.wr_id, wc.status);
+                completed++;
+            }
+            if (peer_wall_now() > deadline) return peer_fail(PROG, "the server's WRITE %u never landed", k);
+            rnic_wait(n->dev, 250);
+        }
+        if (k > 1) {
+            lat->usec[k - 2] = (peer_wall_now() - t_sent) * 1e6 / 2;
+            lat->cycles[k - 2] = (rnic_time(n->dev) - c_sent) / 2;
+        }
+        /* The server's buffer is zeros but for the count: so is every byte
+         * that landed. */
+        for (size_t i = 0; i + 1 < o->size; i++)
+            if (n->mem[i] != 0) return peer_fail(PROG, "the server's WRITE %u: byte %zu is 0x%02x, not 0", k, i, n->mem[i]);
+        memset(src, 0, o->size);
+        src[o->size - 1] = (uint8_t)k;
+        struct rnic_sge sg = {(uint64_t)(uintptr_t)src, o->size, n->lkey};
+        struct rnic_send_wr w = {.wr_id = k, .opcode = RNIC_OP_RDMA_WRITE, .flags = RNIC_WQE_FLAG_SIGNALED,
+                                 .num_sge = 1, .sg = &sg, .remote_addr = srv->vaddr, .rkey = srv->rkey};
+        t_sent = peer_wall_now();
+        c_sent = rnic_time(n->dev);
+        int r = rnic_post_send(n->qp, &w);
+        if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
+    }
+    /* The last WRITE's round trip is not seen: its latency is the one before. */
+    lat->usec[o->iters - 1] = o->iters > 1 ? lat->usec[o->iters - 2] : 0;
+    lat->cycles[o->iters - 1] = o->iters > 1 ? lat->cycles[o->iters - 2] : 0;
+    while (completed < o->iters) {
+        struct rnic_wc wc;
+        if (peer_nic_next_wc(n, PROG, &wc, deadline)) return 1;
+        if (wc.status != RNIC_CQE_STATUS_SUCCESS)
+            return peer_fail(PROG, "WRITE %" PRIu64 ": completion status %u", wc.wr_id, wc.status);
+        completed++;
+    }
+    return 0;
+}
+
 /* Operation k's local buffer: one of WINDOW slots. */
 static uint8_t *slot(struct peer_nic *n, const struct opts *o, unsigned k) {
     return n->mem + (size_t)(k % WINDOW) * o->size;
@@ -378,9 +435,12 @@ static int run(const struct opts *o) {
 
     double t0 = peer_wall_now();
     uint64_t c0 = rnic_time(n.dev);
-    if (!server_side && run_ops(&n, o, &srv, o->read ? RNIC_OP_RDMA_READ : RNIC_OP_RDMA_WRITE, o->iters, slot,
-                                o->lat ? &lat : NULL, deadline))
+    if (o->lat && !o->read) {
+        if (write_lat(&n, o, &srv, &lat, deadline)) goto out_lat;
+    } else if (!server_side && run_ops(&n, o, &srv, o->read ? RNIC_OP_RDMA_READ : RNIC_OP_RDMA_WRITE, o->iters,
+                                       slot, o->lat ? &lat : NULL, deadline)) {
         goto out_lat;
+    }
     double secs = peer_wall_now() - t0;
     uint64_t cycles = rnic_time(n.dev) - c0;
     double mbs = (double)o->size * o->iters / secs / 1048576.0, mpps = o->iters / secs / 1e6;
@@ -388,7 +448,9 @@ static int run(const struct opts *o) {
     uint64_t fields[5] = {be64(o->size), be64(o->iters), be64(bits_of(mbs)), be64(bits_of(mbs)), be64(bits_of(mpps))};
     uint64_t theirs;
     /* The server: the test ends when the client's address comes again. */
-    ok = step(fd, msg, sizeof(msg), got, sizeof(got));
+    /* ib_write_lat ends with the test: its server closes the connection. */
+    bool write_lat_end = o->lat && !o->read;
+    ok = write_lat_end || step(fd, msg, sizeof(msg), got, sizeof(got));
     if (server_side && ok) {
         secs = peer_wall_now() - t0;
         cycles = rnic_time(n.dev) - c0;
@@ -397,7 +459,7 @@ static int run(const struct opts *o) {
     for (int i = 0; ok && !o->lat && i < 5; i++) ok = step(fd, &fields[i], 8, &theirs, 8);
     ok = ok && (o->lat || step(fd, msg, sizeof(msg), got, sizeof(got)));
     char done[5];
-    ok = ok && step(fd, "done", 5, done, 5);
+    ok = ok && (write_lat_end || step(fd, "done", 5, done, 5));
     if (!ok) {
         peer_fail(PROG, "%s", "the peer ended the exchange before its end");
         goto out_lat;
@@ -410,8 +472,9 @@ static int run(const struct opts *o) {
         printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]\n");
         printf(" %-6u %-10u %14.2f %14.2f %16.2f %14.2f\n", o->size, o->iters, lat.usec[0], lat.usec[o->iters - 1],
                lat.usec[o->iters / 2], sum / o->iters);
-        printf(PROG ": NIC cycles per READ, doorbell to completion: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64
+        printf(PROG ": NIC cycles per %s: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64
                     "\n",
+               o->read ? "READ, doorbell to completion" : "WRITE, half a round trip",
                lat.cycles[0], lat.cycles[o->iters / 2], lat.cycles[o->iters - 1]);
     } else if (!server_side) {
         printf(" #bytes     #iterations    BW average[MB/sec]   MsgRate[Mpps]\n");
@@ -425,6 +488,7 @@ static int run(const struct opts *o) {
                o->read ? "the buffer read from unchanged" : "the range written, nothing outside it");
     else
         printf(PROG ": PASS: %u RDMA %s of %u bytes%s\n", o->iters, o->read ? "READs" : "WRITEs", o->size,
+               o->lat && !o->read ? ", and as many from the server, every byte of each checked" :
                !o->read ? "" : o->size < 8 ? ", every byte of every READ equal to the first's"
                                            : ", every byte of every READ equal to the first's (not all zero)");
     rc = 0;

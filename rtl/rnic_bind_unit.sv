@@ -20,7 +20,7 @@
 module rnic_bind_unit (
   input  logic        clk,
   input  logic        rst_n,
-  input  logic [3:0]  mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
+  input  logic [4:0]  mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
 
   input  logic        start,
   input  logic [31:0] win_key,       // the window's current key (the WQE's RKEY)

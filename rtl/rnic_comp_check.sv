@@ -36,7 +36,7 @@
 //
 // Combinational; the engine reads it in S_RX_PARSE and S_ACK_MORE.
 module rnic_comp_check (
-  input  logic [3:0]               mutant,         // rnic_pkg::MUTANT_*: 0 outside verification builds
+  input  logic [4:0]               mutant,         // rnic_pkg::MUTANT_*: 0 outside verification builds
   input  logic                     is_ack,         // BTH ACKNOWLEDGE
   input  logic                     is_read_resp,   // BTH READ RESPONSE FIRST..ONLY
   input  rnic_pkg::aeth_syndrome_t syndrome,       // its AETH's (ACK, NAK)

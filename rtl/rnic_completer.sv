@@ -25,7 +25,7 @@
 // next job registers and the writes to that state, for the states it owns
 // (and S_RX_PARSE and S_RX_AFTER for an ACK or READ response).
 module rnic_completer (
-  input  logic [3:0]                  mutant,
+  input  logic [4:0]                  mutant,
   // Whole structs: a unit reads the fields it needs only.
   /* verilator lint_off UNUSEDSIGNAL */
   input  rnic_pkg::job_t              j,

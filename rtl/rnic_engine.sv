@@ -38,7 +38,7 @@ module rnic_engine #(
   input  logic        enable,
   input  logic [47:0] mac,
   input  logic [31:0] ipv4,
-  input  logic [3:0]  mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
+  input  logic [4:0]  mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
 
   input  logic        qp_cmd_valid,
   input  logic [2:0]  qp_cmd,
@@ -548,10 +548,11 @@ module rnic_engine #(
   logic rd_superseded;
   assign rd_superseded = rxb_valid && !j.rxb_release && p_roce && p_len_ok && p_qp == 24'(cur) &&
                          p_op == rnic_pkg::BTH_READ_REQUEST &&
-                         rnic_pkg::psn_off(p_psn, j.tx_psn + 24'd1) >= 24'h800000;
+                         rnic_pkg::psn_off(p_psn, j.tx_psn + 24'd1) >= 24'h800000 &&
+                         mutant != rnic_pkg::MUTANT_NO_READ_SUPERSEDE;
 
   rnic_responder u_resp (
-    .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
+    .mutant, .j, .jd, .q(job_q), .x(cur_xs), .xp(pq_xs), .rq_base(parsing ? pq_rq_base : cur_rq_base),
     .rq_log(parsing ? pq_rq_log : cur_rq_log), .rcq(cur_rcq),
     .p_psn, .p_in_seq(p_psn == pq_xs.rq_psn), .min_rnr(pq_timers.min_rnr_timer),
     .p_va, .p_rkey, .p_rlen, .p_plen, .rx_is_send, .rx_is_write, .rx_is_read_req, .rx_first, .rx_last,

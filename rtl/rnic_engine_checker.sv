@@ -19,7 +19,7 @@ module rnic_engine_checker #(
 ) (
   input logic          clk,
   input logic          rst_n,
-  input logic [3:0]    mutant,
+  input logic [4:0]    mutant,
 
   // The requester.
   input logic [QW-1:0] cur,

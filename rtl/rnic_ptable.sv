@@ -23,7 +23,7 @@ module rnic_ptable #(
 ) (
   input  logic        clk,
   input  logic        rst_n,
-  input  logic [3:0]  mutant,
+  input  logic [4:0]  mutant,
 
   input  logic        mgmt_valid,
   input  logic [1:0]  mgmt_cmd,

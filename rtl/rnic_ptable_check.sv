@@ -18,7 +18,7 @@ module rnic_ptable_check #(
 ) (
   input  logic        clk,
   input  logic        rst_n,
-  input  logic [3:0]  mutant,
+  input  logic [4:0]  mutant,
 
   // Management side of this copy: a write or a read per cycle.
   input  logic        tbl_we,

@@ -24,7 +24,7 @@ module rnic_regs #(
   output logic        enable,
   output logic [47:0] mac,
   output logic [31:0] ipv4,
-  output logic [3:0]  mutant,
+  output logic [4:0]  mutant,
 
   // protection-table management
   output logic        pt_valid,
@@ -131,7 +131,7 @@ module rnic_regs #(
   logic [31:0] time_lo, time_hi;   // time_now as CYCLE_LO reads it and CYCLE_HI latches it
   // Outside a mutant build the register exists but drives nothing.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [3:0]  mutant_r;
+  logic [4:0]  mutant_r;
   /* verilator lint_on UNUSEDSIGNAL */
   logic        cq_cfg_ok, qp_cfg_ok;
 
@@ -175,7 +175,7 @@ module rnic_regs #(
 `ifdef RNIC_MUTANTS
   assign mutant    = mutant_r;
 `else
-  assign mutant    = 4'd0;
+  assign mutant    = '0;
 `endif
 
   // The selected CQ or QP and what is staged for it: a command for

@@ -33,7 +33,7 @@ module rnic_requester #(
   localparam int unsigned SIW = $clog2(S),
   localparam int unsigned DW  = rnic_pkg::FLIGHT_IDX_W
 ) (
-  input  logic [3:0]                  mutant,
+  input  logic [4:0]                  mutant,
   // Whole structs: a unit reads the fields it needs only.
   /* verilator lint_off UNUSEDSIGNAL */
   input  rnic_pkg::job_t              j,           // the job registers now

@@ -34,7 +34,7 @@
 //
 // Combinational; the engine reads it in S_RX_PARSE.
 module rnic_resp_check (
-  input  logic [3:0]            mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
+  input  logic [4:0]            mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
   // The packet.
   input  logic                  is_request,    // a BTH opcode up to READ REQUEST
   input  logic                  is_write,

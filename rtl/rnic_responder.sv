@@ -31,6 +31,7 @@ module rnic_responder #(
   localparam int unsigned S   = rnic_pkg::MAX_SGE,
   localparam int unsigned SIW = $clog2(S)
 ) (
+  input  logic [4:0]                  mutant,    // rnic_pkg::MUTANT_*: 0 outside verification builds
   // Whole structs: a unit reads the fields it needs only.
   /* verilator lint_off UNUSEDSIGNAL */
   input  rnic_pkg::job_t              j,
@@ -255,7 +256,8 @@ module rnic_responder #(
             jn.tx_syndrome = rnic_pkg::AETH_ACK;
             jn.err_status = rnic_pkg::CQE_STATUS_SUCCESS;
             jn.st = rnic_pkg::S_CQE;
-          end else if (j.l_ackreq || &j.l_psn[rnic_pkg::ACK_PERIOD_LOG2-1:0]) begin
+          end else if (j.l_ackreq ||
+                       (&j.l_psn[rnic_pkg::ACK_PERIOD_LOG2-1:0] && mutant != rnic_pkg::MUTANT_NO_PERIODIC_ACK)) begin
             // Asked for, or the periodic ACK within a long message (without
             // AckReq): a requester whose timer runs on real time (rxe's, 67
             // ms) against this NIC's simulated speed would otherwise resend

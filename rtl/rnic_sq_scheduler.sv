@@ -32,7 +32,7 @@ module rnic_sq_scheduler #(
 ) (
   input  logic                clk,
   input  logic                rst_n,
-  input  logic [3:0]          mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
+  input  logic [4:0]          mutant,        // rnic_pkg::MUTANT_*: 0 outside verification builds
 
   // Per QP i, at [i] or [16*i +: 16] (and so on): the context fields that decide.
   input  logic [2*NUM_QP-1:0]  state,        // rnic_pkg::QP_STATE_*

@@ -89,7 +89,7 @@ module rnic_top #(
   logic        enable;
   logic [47:0] mac;
   logic [31:0] ipv4;
-  logic [3:0]  mutant;
+  logic [4:0]  mutant;
 
   logic        pt_valid, pt_done, pt_err;
   logic [1:0]  pt_cmd, pt_type, pt_state, pt_r_type, pt_r_state;

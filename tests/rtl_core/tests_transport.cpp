@@ -3,7 +3,7 @@
 // resuming a message in its middle, duplicate requests, RNR NAKs and their
 // retries, and a connection that gives up. Each test breaks one frame on
 // the link (the bench's hook) and checks what both NICs did about it, to
-// the frame and the event. The transport mutants (MUTANT 12-15) each make
+// the frame and the event. The transport mutants (MUTANT 12-17) each make
 // at least one of these fail (tests/mutants/run_mutants.sh).
 #include "bench_common.h"
 

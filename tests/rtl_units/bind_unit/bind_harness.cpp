@@ -62,7 +62,7 @@ BindPorts BindHarness::cycle(bool start, const BindOp *op, const TableCfg &cfg, 
     Verilated::threadContextp(ctx_.get());   // another harness may have run since (the constructor says why)
     Vrnic_bind_unit &d = *dut_;
     d.rst_n = 1;
-    d.mutant = mutant_ & 0xFu;
+    d.mutant = mutant_ & 0x1Fu;
     d.start = start;
     // The engine holds the BIND's fields from start to done; outside a BIND
     // they are whatever its WQE register holds: junk.

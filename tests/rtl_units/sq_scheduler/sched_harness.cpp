@@ -63,7 +63,7 @@ void SchedHarness::reset() {
 void SchedHarness::drive(const SchedIn &in, bool advance) {
     Vrnic_sq_scheduler &d = *dut_;
     d.rst_n = 1;
-    d.mutant = in.mutant & 0xFu;
+    d.mutant = in.mutant & 0x1Fu;
     d.cur = in.cur % kNumQp;
     d.advance = advance;
     uint32_t state = 0, fenced = 0, bind_wait = 0, rd_hold = 0, rnr_wait = 0, paused = 0, retry_due = 0;

@@ -693,7 +693,7 @@ UNIT_TEST(rnr_wait) {
             SchedIn in = quiet_in(r);
             in.qp[q] = ready_qp(r);
             in.qp[q].rnr_wait = true;
-            for (unsigned m = 0; m < 16; m++) {   // no mutant lifts it
+            for (unsigned m = 0; m < 32; m++) {   // no mutant lifts it
                 in.mutant = m;
                 const SchedOut o = h.cycle(in);
                 if (o.pick_any)
@@ -886,7 +886,7 @@ UNIT_TEST(paused_ready) {
             q.op[q.done % kMaxRd] = r.percent(30) ? RNIC_OP_RDMA_READ : q.op[q.done % kMaxRd];
         }
         in.cur = r.range(0, kNumQp - 1);
-        in.mutant = r.percent(80) ? RNIC_MUTANT_NONE : r.range(0, 15);
+        in.mutant = r.percent(80) ? RNIC_MUTANT_NONE : r.range(0, 31);
         SchedIn flipped = in;
         for (QpCtx &q : flipped.qp) q.paused = !q.paused;
         const SchedOut a = h.cycle(in), b = h.cycle(flipped);
@@ -942,7 +942,7 @@ UNIT_TEST(retry_due) {
         // Whatever holds a pick (but the states), under any mutant.
         for (const Block &b : blocks()) {
             SchedIn in = quiet_in(r);
-            in.mutant = r.range(0, 15);
+            in.mutant = r.range(0, 31);
             in.qp[q] = ready_qp(r);
             b.apply(in.qp[q], r);
             in.qp[q].retry_due = true;
@@ -1105,7 +1105,7 @@ UNIT_TEST(random_run) {
         switch ((t / 10000) % 4) {
         case 0: case 1: in.mutant = RNIC_MUTANT_NONE; break;
         case 2: in.mutant = kMutFence; break;
-        default: if (r.percent(1)) in.mutant = r.range(0, 15); break;
+        default: if (r.percent(1)) in.mutant = r.range(0, 31); break;
         }
         if (r.percent(1) && r.percent(5))
             h.reset();

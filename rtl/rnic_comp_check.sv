@@ -49,6 +49,7 @@ module rnic_comp_check (
   input  logic [23:0]              sq_psn,         // the next PSN the requester sends
   input  logic                     retrying,       // a resend of the oldest is under way
   input  logic [23:0]              acked_psn,      // the PSN the last sequence or RNR NAK named
+  input  logic [3:0]               log_mtu,        // the QP's path MTU, log2 bytes: one READ response per 2^log_mtu
   output rnic_pkg::comp_act_t      act,
   output logic [7:0]               ack_status      // rnic_pkg::CQE_STATUS_* of a FAIL
 );
@@ -67,7 +68,7 @@ module rnic_comp_check (
     off     = rnic_pkg::psn_off(psn, oldest_first);
     span    = rnic_pkg::psn_off(oldest_last, oldest_first);
     sent    = rnic_pkg::psn_off(sq_psn, oldest_first);
-    want    = 24'(oldest_got >> $clog2(rnic_pkg::MTU));   // the READ response expected next
+    want    = 24'(oldest_got >> log_mtu);   // the READ response expected next
     is_read = oldest_op == rnic_pkg::OP_RDMA_READ;
     is_rnr  = syndrome.kind == rnic_pkg::AETH_KIND_RNR_NAK;
     is_nak  = syndrome.kind == rnic_pkg::AETH_KIND_NAK;

@@ -53,6 +53,7 @@ module rnic_completer (
   // The job's QP's QP_TIMERS.
   input  logic [2:0]                  retry_cnt,
   input  logic [2:0]                  rnr_retry,
+  input  logic [3:0]                  log_mtu,     // the QP's path MTU, log2 bytes
   /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the WQE fields it needs only
   input  rnic_pkg::wqe_t              wqe,         // the WQE in wq
   /* verilator lint_on UNUSEDSIGNAL */
@@ -215,7 +216,7 @@ module rnic_completer (
           // rnic_pkg::resume_pkts; a_psn_sequence holds the two together).
           jn.ev_arg = {30'd0, why, 8'd0,
                        oldest.first + rnic_pkg::resume_pkts(oldest.op == rnic_pkg::OP_RDMA_READ, oldest.first,
-                                                            oldest.last, x.out_got, x.acked_psn)};
+                                                            oldest.last, x.out_got, x.acked_psn, log_mtu)};
         end
       end
 

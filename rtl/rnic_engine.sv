@@ -57,6 +57,7 @@ module rnic_engine #(
   input  logic [23:0] qp_rq_psn,
   input  logic [7:0]  qp_flags,
   input  rnic_pkg::reg_qp_timers_t qp_timers,
+  input  logic [3:0]  qp_log_mtu,
   output logic [15:0] qp_state_rd,
 
   input  logic        cq_cmd_valid,
@@ -208,18 +209,19 @@ module rnic_engine #(
   /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the fields it needs only
   rnic_pkg::reg_qp_timers_t   cur_timers, pq_timers;
   /* verilator lint_on UNUSEDSIGNAL */
+  logic [3:0]                 cur_log_mtu, pq_log_mtu;   // each QP's path MTU, log2 bytes
 
   rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_qp_cfg (
     .clk, .rst_n,
     .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel), .cmd_sq_base(qp_sq_base), .cmd_rq_base(qp_rq_base),
     .cmd_sq_log(qp_sq_log), .cmd_rq_log(qp_rq_log), .cmd_scq(qp_scq), .cmd_rcq(qp_rcq), .cmd_pz(qp_pz),
     .cmd_flags(qp_flags), .cmd_timers(qp_timers), .cmd_remote_qpn(qp_remote_qpn), .cmd_remote_ip(qp_remote_ip),
-    .cmd_remote_mac(qp_remote_mac),
+    .cmd_remote_mac(qp_remote_mac), .cmd_log_mtu(qp_log_mtu),
     .db_valid, .db_kind, .db_index, .db_value, .db_sq_ci, .db_rq_ci, .db_ok(qp_db_ok),
     .err_valid(st == rnic_pkg::S_ERROR_QP), .err_qp(cur), .err_status(j.err_status),
     .cur, .cur_sq_base, .cur_rq_base, .cur_sq_log, .cur_rq_log, .cur_scq, .cur_rcq, .cur_pz,
-    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_timers,
-    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers,
+    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_timers, .cur_log_mtu,
+    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers, .pq_log_mtu,
     .pq_rq_pi,
     .nxt(bind_any ? bind_q : pick_q), .nxt_sq_base, .nxt_sq_log,
     .sel_state, .sel_err,
@@ -318,6 +320,8 @@ module rnic_engine #(
   logic parsing;
   assign parsing = st == rnic_pkg::S_RX_PARSE;
   assign job_q   = parsing ? pq : cur;
+  logic [3:0] job_log_mtu;   // job_q's path MTU
+  assign job_log_mtu = parsing ? pq_log_mtu : cur_log_mtu;
 
   // Classification of the received frame (at parse; later, of its kept opcode).
   logic rx_is_resp_op, rx_is_send, rx_is_write, rx_is_read_req, rx_is_ack, rx_is_rresp;
@@ -347,7 +351,7 @@ module rnic_engine #(
     .mutant, .is_ack(rx_is_ack), .is_read_resp(rx_is_rresp), .syndrome(ack_syn), .psn(ack_psn),
     .in_flight(ack_xs.sq_ci != ack_xs.done), .oldest_op(ack_oldest.op), .oldest_first(ack_oldest.first),
     .oldest_last(ack_oldest.last), .oldest_got(ack_xs.out_got), .sq_psn(ack_xs.sq_psn),
-    .retrying(ack_xs.retrying), .acked_psn(ack_xs.acked_psn),
+    .retrying(ack_xs.retrying), .acked_psn(ack_xs.acked_psn), .log_mtu(job_log_mtu),
     .act(comp_act), .ack_status(comp_ack_status));
 
   // The responder's checks on a request packet (rnic_resp_check.sv).
@@ -359,7 +363,7 @@ module rnic_engine #(
     .mutant, .is_request(rx_is_resp_op), .is_write(rx_is_write), .is_read(rx_is_read_req), .is_send(rx_is_send),
     .first(rx_first), .last(rx_last), .ack_req(p_ackreq), .psn(p_psn), .expected_psn(pq_xs.rq_psn),
     .nak_sent(pq_xs.nak_sent), .reth_len(p_rlen),
-    .payload_len(p_plen), .allow_write(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]),
+    .payload_len(p_plen), .log_mtu(pq_log_mtu), .allow_write(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_WR_LSB]),
     .allow_read(pq_flags[rnic_pkg::QP_FLAGS_ALLOW_RD_LSB]), .write_left(pq_xs.wr_left),
     .send_open(pq_xs.snd_open), .recv_posted(pq_xs.rq_ci != pq_rq_pi),
     .recv_held(j.wq_held && j.wq_held_recv && j.wq_held_qp == pq && j.wq_held_idx == pq_xs.rq_ci),
@@ -538,6 +542,7 @@ module rnic_engine #(
   rnic_requester u_req (
     .mutant, .j, .jd, .x(cur_xs), .oldest(cur_oldest), .cur_scq, .wqe, .wqe_bind, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
     .rd_at_limit, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .frame_waiting(rxb_valid && !j.rxb_release),
+    .log_mtu(cur_log_mtu),
     .jn(req_jn), .xs_we(req_xs_we), .xs(req_xs), .fl_slot, .fl_we, .fl(fl_wr), .go_pos);
 
   // A READ request for cur waits behind the READ response under way, for a
@@ -559,6 +564,7 @@ module rnic_engine #(
     .rx_cont, .resp_act, .resp_dup, .resp_nak_syndrome, .resp_nak_status,
     .wqe, .wq_total, .wq_nsge, .wq_sge_len(wq_sge_lens),
     .rchk_rsp_valid, .rchk_verdict, .rchk_key, .lchk_rsp_valid, .lchk_verdict, .tx_poison, .rd_superseded,
+    .log_mtu(job_log_mtu),
     .jn(resp_jn), .xs_we(resp_xs_we), .xs(resp_xs));
 
   rnic_completer u_comp (
@@ -567,7 +573,7 @@ module rnic_engine #(
     .rq_base(cur_rq_base), .rq_log(cur_rq_log), .scq(parsing ? pq_scq : cur_scq), .rcq(cur_rcq),
     .rx_last, .p_plen, .comp_act, .comp_ack_status, .ack_psn, .ack_syn,
     .retry_cnt(parsing ? pq_timers.retry_cnt : cur_timers.retry_cnt),
-    .rnr_retry(parsing ? pq_timers.rnr_retry : cur_timers.rnr_retry), .wqe,
+    .rnr_retry(parsing ? pq_timers.rnr_retry : cur_timers.rnr_retry), .wqe, .log_mtu(job_log_mtu),
     .cqe_done, .cqe_overflow, .bu_done, .bu_ok, .bind_index, .bind_key,
     .jn(comp_jn), .xs_we(comp_xs_we), .xs(comp_xs));
 

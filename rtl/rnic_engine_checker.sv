@@ -23,6 +23,7 @@ module rnic_engine_checker #(
 
   // The requester.
   input logic [QW-1:0] cur,
+  input logic [3:0]    cur_log_mtu,      // cur's path MTU, log2 bytes
   input logic          wqe_fetched,      // a WQE of cur is decoded
   input logic          wqe_started,      // it starts (S_SQ_GO; not a paused one going on)
   input logic          req_pkt,          // a request packet of cur begins to leave
@@ -33,7 +34,7 @@ module rnic_engine_checker #(
   input logic          rd_below_limit,   // cur's READs in flight are below its limit
   input logic [23:0]   tx_psn,
   input logic          tx_is_read_req,
-  input logic [31:0]   tx_rlen,          // a READ request's length: one response PSN per MTU of it
+  input logic [31:0]   tx_rlen,          // a READ request's length: one response PSN per path MTU of it
   input logic          retry,            // cur's send queue goes back to its oldest WQE ...
   input logic [QW-1:0] retry_qp,
   input logic [23:0]   retry_psn,        // ... and resends from this PSN
@@ -140,7 +141,7 @@ module rnic_engine_checker #(
   logic [23:0] next_psn [NUM_QP];
   logic        psn_known [NUM_QP];
   logic [23:0] rd_psns;
-  always_comb rd_psns = rnic_pkg::msg_psns(tx_rlen);
+  always_comb rd_psns = rnic_pkg::msg_psns(tx_rlen, cur_log_mtu);
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       for (int unsigned i = 0; i < NUM_QP; i++) psn_known[i] <= 1'b0;
@@ -200,7 +201,7 @@ endmodule
 // events, named by its states (rnic_pkg::job_state_t).
 bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_checker (
   .clk, .rst_n, .mutant,
-  .cur,
+  .cur, .cur_log_mtu,
   .wqe_fetched(st == rnic_pkg::S_SQ_DECODE),
   // A paused WQE's S_SQ_GO goes on with it: it started long before, and is
   // counted in flight already (rnic_requester).

@@ -17,16 +17,26 @@
     wqe_addr = base + {48'd0, idx & 16'((17'd1 << lg) - 17'd1)} * 64'(WQE_BYTES);
   endfunction
 
-  // The payload of the next packet of a message with `left` bytes to go:
-  // a whole MTU, or what is left.
-  function automatic logic [15:0] pkt_len(input logic [31:0] left);
-    pkt_len = 16'((left < 32'(MTU)) ? left : 32'(MTU));
+  // Path MTUs are kept as log2 of their bytes (8..clog2(MTU)): a QP's is
+  // rnic_qp_config's, from QP_PATH.PATH_MTU (InfiniBand's code 1..5 is
+  // log2 - 7; code 0 is the largest this NIC builds, MTU).
+  function automatic logic [3:0] path_log_mtu(input logic [3:0] code);
+    path_log_mtu = (code == 4'd0) ? 4'($clog2(MTU)) : code + 4'd7;
+  endfunction
+  function automatic logic [31:0] mtu_bytes(input logic [3:0] lg);
+    mtu_bytes = 32'd1 << lg;
   endfunction
 
-  // The PSNs a message of `len` bytes takes: one per MTU, and one for an
-  // empty message (a READ request takes as many, for its responses).
-  function automatic logic [23:0] msg_psns(input logic [31:0] len);
-    msg_psns = (len == 32'd0) ? 24'd1 : 24'((len + 32'(MTU) - 32'd1) >> $clog2(MTU));
+  // The payload of the next packet of a message with `left` bytes to go:
+  // a whole path MTU (2^lg bytes), or what is left.
+  function automatic logic [15:0] pkt_len(input logic [31:0] left, input logic [3:0] lg);
+    pkt_len = 16'((left < mtu_bytes(lg)) ? left : mtu_bytes(lg));
+  endfunction
+
+  // The PSNs a message of `len` bytes takes: one per path MTU, and one for
+  // an empty message (a READ request takes as many, for its responses).
+  function automatic logic [23:0] msg_psns(input logic [31:0] len, input logic [3:0] lg);
+    msg_psns = (len == 32'd0) ? 24'd1 : 24'(({1'b0, len} + 33'(mtu_bytes(lg)) - 33'd1) >> lg);
   endfunction
 
   // PSNs are 24 bits and compare modulo 2^24: the distance from b to a.
@@ -41,9 +51,9 @@
   // when that falls inside the WQE, else at its first packet.
   function automatic logic [23:0] resume_pkts(input logic is_read, input logic [23:0] first,
                                               input logic [23:0] last, input logic [31:0] got,
-                                              input logic [23:0] acked);
+                                              input logic [23:0] acked, input logic [3:0] lg);
     if (is_read)
-      resume_pkts = 24'(got >> $clog2(MTU));
+      resume_pkts = 24'(got >> lg);
     else if (psn_off(acked, first) <= psn_off(last, first))
       resume_pkts = psn_off(acked, first);
     else

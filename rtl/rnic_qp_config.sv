@@ -5,9 +5,9 @@
 // rnic_qp_transport's, which the engine's jobs write on every packet.
 //
 // Writers, in the order they win when they meet on one QP in one cycle:
-//   command  INIT sets the rings, CQs, PZ, flags and timers and clears the
-//            producer indices; RTS (from INIT only) sets the peer's address,
-//            the flags and the timers; ERROR (unless in RESET) and RESET set the state.
+//   command  INIT sets the rings, CQs, PZ, flags, timers and path MTU and
+//            clears the producer indices; RTS (from INIT only) sets the
+//            peer's address, the flags, the timers and the path MTU; ERROR (unless in RESET) and RESET set the state.
 //   doorbell a send or receive producer index, accepted when the QP is not
 //            in RESET and the new index neither passes the consumer by more
 //            than the ring nor moves back behind the old producer index
@@ -47,6 +47,7 @@ module rnic_qp_config #(
   input  logic [23:0]         cmd_remote_qpn,
   input  logic [31:0]         cmd_remote_ip,
   input  logic [47:0]         cmd_remote_mac,
+  input  logic [3:0]          cmd_log_mtu,   // the path MTU, log2 bytes (rnic_pkg::path_log_mtu)
 
   // Producer doorbells (db_kind 0 send, 1 receive; other kinds are not a
   // QP's), checked against the engine's consumer index of that queue.
@@ -77,6 +78,7 @@ module rnic_qp_config #(
   output logic [47:0]         cur_remote_mac,
   output logic [15:0]         cur_sq_pi,
   output rnic_pkg::reg_qp_timers_t cur_timers,
+  output logic [3:0]          cur_log_mtu,
 
   // Read port pq.
   input  logic [QW-1:0]       pq,
@@ -89,6 +91,7 @@ module rnic_qp_config #(
   output logic [15:0]         pq_pz,
   output logic [7:0]          pq_flags,
   output rnic_pkg::reg_qp_timers_t pq_timers,
+  output logic [3:0]          pq_log_mtu,
   output logic [15:0]         pq_rq_pi,
 
   // Read port nxt: where the next QP's send ring is.
@@ -124,6 +127,7 @@ module rnic_qp_config #(
   logic [2:0]     q_retry   [NUM_QP];
   logic [2:0]     q_rnr     [NUM_QP];
   logic [4:0]     q_min_rnr [NUM_QP];
+  logic [3:0]     q_log_mtu [NUM_QP];
   logic [15:0]    q_sq_pi   [NUM_QP];
   logic [15:0]    q_rq_pi   [NUM_QP];
 
@@ -168,6 +172,7 @@ module rnic_qp_config #(
             q_pz[cmd_sel] <= cmd_pz; q_flags[cmd_sel] <= cmd_flags;
             q_ack_tmo[cmd_sel] <= cmd_timers.ack_timeout; q_retry[cmd_sel] <= cmd_timers.retry_cnt;
             q_rnr[cmd_sel] <= cmd_timers.rnr_retry; q_min_rnr[cmd_sel] <= cmd_timers.min_rnr_timer;
+            q_log_mtu[cmd_sel] <= cmd_log_mtu;
             q_sq_pi[cmd_sel] <= '0; q_rq_pi[cmd_sel] <= '0;
           end
           3'(rnic_pkg::QP_CMD_RTS): if (q_state[cmd_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
@@ -177,6 +182,7 @@ module rnic_qp_config #(
             q_flags[cmd_sel] <= cmd_flags;
             q_ack_tmo[cmd_sel] <= cmd_timers.ack_timeout; q_retry[cmd_sel] <= cmd_timers.retry_cnt;
             q_rnr[cmd_sel] <= cmd_timers.rnr_retry; q_min_rnr[cmd_sel] <= cmd_timers.min_rnr_timer;
+            q_log_mtu[cmd_sel] <= cmd_log_mtu;
           end
           3'(rnic_pkg::QP_CMD_ERROR): if (q_state[cmd_sel] != 2'(rnic_pkg::QP_STATE_RESET))
             q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
@@ -211,6 +217,7 @@ module rnic_qp_config #(
     cur_timers     = '0;
     cur_timers.ack_timeout = q_ack_tmo[cur]; cur_timers.retry_cnt = q_retry[cur];
     cur_timers.rnr_retry = q_rnr[cur]; cur_timers.min_rnr_timer = q_min_rnr[cur];
+    cur_log_mtu    = q_log_mtu[cur];
 
     pq_state   = q_state[pq];
     pq_sq_base = q_sq_base[pq];
@@ -223,6 +230,7 @@ module rnic_qp_config #(
     pq_timers  = '0;
     pq_timers.ack_timeout = q_ack_tmo[pq]; pq_timers.retry_cnt = q_retry[pq];
     pq_timers.rnr_retry = q_rnr[pq]; pq_timers.min_rnr_timer = q_min_rnr[pq];
+    pq_log_mtu = q_log_mtu[pq];
     pq_rq_pi   = q_rq_pi[pq];
 
     nxt_sq_base = q_sq_base[nxt];

@@ -74,6 +74,7 @@ module rnic_regs #(
   output logic [23:0] qp_rq_psn,
   output logic [7:0]  qp_flags,
   output rnic_pkg::reg_qp_timers_t qp_timers,
+  output logic [3:0]  qp_log_mtu,      // QP_PATH.PATH_MTU as log2 bytes
   input  logic [15:0] qp_state_rd,     // state (7:0) and error status (15:8) of qp_sel
 
   // doorbells: kind 0 = send, 1 = receive, 2 = CQ consumer
@@ -167,6 +168,7 @@ module rnic_regs #(
   assign qp_rq_psn = 24'(reg2hw.qp_rq_psn);
   assign qp_flags  = 8'(reg2hw.qp_flags);
   assign qp_timers = reg2hw.qp_timers;
+  assign qp_log_mtu = rnic_pkg::path_log_mtu(reg2hw.qp_path.path_mtu);
   assign enable    = reg2hw.ctrl.enable;
   assign mac       = {reg2hw.mac_hi, reg2hw.mac_lo};
   assign ipv4      = reg2hw.ipv4;
@@ -184,7 +186,8 @@ module rnic_regs #(
     cq_cfg_ok = reg2hw.cq_sel < 32'(NUM_CQ) && reg2hw.cq_log_size >= 32'd1 &&
                 reg2hw.cq_log_size <= 32'(rnic_pkg::MAX_LOG_RING);
     qp_cfg_ok = reg2hw.qp_sel < 32'(NUM_QP) && reg2hw.qp_rings.sq_log >= 4'd1 && reg2hw.qp_rings.rq_log >= 4'd1 &&
-                32'(reg2hw.qp_rings.scq) < 32'(NUM_CQ) && 32'(reg2hw.qp_rings.rcq) < 32'(NUM_CQ);
+                32'(reg2hw.qp_rings.scq) < 32'(NUM_CQ) && 32'(reg2hw.qp_rings.rcq) < 32'(NUM_CQ) &&
+                32'(reg2hw.qp_path.path_mtu) <= 32'($clog2(rnic_pkg::MTU) - 7);
   end
 
   // To the decode: what reads return, the bits STATUS and INTR_STATUS

@@ -52,6 +52,7 @@ module rnic_requester #(
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
   input  logic                        frame_waiting, // the receive buffer holds a frame for the engine
+  input  logic [3:0]                  log_mtu,       // cur's path MTU, log2 bytes
 
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
@@ -61,8 +62,6 @@ module rnic_requester #(
   output rnic_pkg::flight_t           fl,
   output logic [31:0]                 go_pos   // S_SQ_GO: the payload offset the message starts at
 );
-  localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
-
   logic [15:0] sq_idx;
   logic        busy_q;          // cur has WQEs in flight
   logic        bad_wqe;
@@ -78,7 +77,7 @@ module rnic_requester #(
     sq_idx  = x.sq_ci - 16'(x.paused);
     busy_q  = sq_idx != x.done;
     // One PSN per packet (a READ: per response packet), at least one.
-    msg_pkts = rnic_pkg::msg_psns(wq_total[31:0]);
+    msg_pkts = rnic_pkg::msg_psns(wq_total[31:0], log_mtu);
     // Unknown opcode; a BIND that is not one segment (the region's range),
     // remote rights only and a new key; too many SGEs; TOTAL_LEN not the sum
     // of the SGE lengths; a READ over 2^31 bytes.
@@ -94,19 +93,20 @@ module rnic_requester #(
     // Only read with chk_i < wq_nsge, so within the SGEs.
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
     first   = j.pkt_i == 16'd0;
-    last    = j.bytes_left <= MTU;
-    plen    = rnic_pkg::pkt_len(j.bytes_left);
+    last    = j.bytes_left <= rnic_pkg::mtu_bytes(log_mtu);
+    plen    = rnic_pkg::pkt_len(j.bytes_left, log_mtu);
     // Only the oldest WQE in flight resumes, and only in a resend
     // (rnic_completer's S_RETRY set retrying and rewound sq_ci to it).
     // A paused one goes on after the packets it sent (sq_psn is past them).
     if (x.paused)
       resume = 24'(x.pause_pkts);
     else if (x.retrying && sq_idx == x.done)
-      resume = rnic_pkg::resume_pkts(wqe.opcode == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got, x.acked_psn);
+      resume = rnic_pkg::resume_pkts(wqe.opcode == rnic_pkg::OP_RDMA_READ, oldest.first, oldest.last, x.out_got, x.acked_psn,
+                                       log_mtu);
     else
       resume = 24'd0;
     first_psn = x.paused ? x.sq_psn - resume : x.sq_psn;
-    go_pos  = 32'(resume) << $clog2(rnic_pkg::MTU);
+    go_pos  = 32'(resume) << log_mtu;
 
     jn = jd;
     xs_we = '0;

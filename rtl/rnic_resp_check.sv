@@ -17,6 +17,14 @@
 //              answered again from memory (the checks below, as for a new
 //              one; the engine keeps its expected PSN); a SEND or WRITE is
 //              not executed again: ACK_DUP if it asks for an ACK, else DROP.
+//   path MTU   (SEND and WRITE, after the sequence rules) a FIRST or MIDDLE
+//              packet carries exactly the path MTU, as rxe's check_length
+//              asks: else NAK INVALID_REQUEST. Two ends that disagree then
+//              fail at the first packet of a multi-packet message, nothing
+//              placed, instead of later, when this NIC's READ responses
+//              would be counted wrong. (rxe also refuses a LAST or ONLY
+//              above its path MTU; here one is taken, up to the build's
+//              MTU, which the receive buffer holds.)
 //   WRITE FIRST/ONLY  not allowed on the QP: NAK REMOTE_ACCESS; length 0 with
 //              payload: NAK INVALID_REQUEST; length 0 without: WRITE_EMPTY
 //              (no memory named, no key checked: InfiniBand's rule); else
@@ -46,6 +54,7 @@ module rnic_resp_check (
   input  logic [23:0]           psn,
   input  logic [31:0]           reth_len,      // a FIRST/ONLY WRITE's or a READ's RETH length
   input  logic [15:0]           payload_len,
+  input  logic [3:0]            log_mtu,       // the QP's path MTU, log2 bytes
 
   // The QP.
   input  logic [23:0]           expected_psn,
@@ -71,7 +80,10 @@ module rnic_resp_check (
 
   logic [23:0] ahead;      // how far past the expected PSN
   logic        future;
+  logic        short_of_mtu;   // a SEND or WRITE packet before its last without a whole path MTU
   always_comb begin
+    short_of_mtu = (is_send || is_write) && !last && 32'(payload_len) != rnic_pkg::mtu_bytes(log_mtu) &&
+                   mutant != rnic_pkg::MUTANT_NO_PMTU_CHECK;
     ahead     = rnic_pkg::psn_off(psn, expected_psn);
     // Half the PSN space behind is the past, the rest the future.
     duplicate = ahead[23] && mutant != rnic_pkg::MUTANT_NO_DUP_DETECT;
@@ -85,6 +97,8 @@ module rnic_resp_check (
       act = nak_sent ? rnic_pkg::RESP_ACT_DROP : rnic_pkg::RESP_ACT_NAK_SEQ;
     end else if (duplicate && !is_read) begin
       act = ack_req ? rnic_pkg::RESP_ACT_ACK_DUP : rnic_pkg::RESP_ACT_DROP;
+    end else if (short_of_mtu) begin
+      refuse(rnic_pkg::AETH_NAK_INVALID_REQUEST, rnic_pkg::CQE_STATUS_REMOTE_OPERATION);
     end else if (is_write && first) begin
       if (!allow_write)
         refuse(rnic_pkg::AETH_NAK_REMOTE_ACCESS, rnic_pkg::CQE_STATUS_REMOTE_ACCESS);

@@ -76,13 +76,12 @@ module rnic_responder #(
   input  logic [2:0]                  lchk_verdict,
   input  logic                        tx_poison,
   input  logic                        rd_superseded, // a READ request for cur, at or before the PSN just sent, waits
+  input  logic [3:0]                  log_mtu,       // the request's QP's path MTU, log2 bytes
 
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
   output rnic_pkg::qp_xs_t            xs
 );
-  localparam logic [31:0] MTU = 32'(rnic_pkg::MTU);
-
   logic        first, last;
   logic [15:0] plen;
   logic [31:0] chk_len;
@@ -97,8 +96,8 @@ module rnic_responder #(
     xr       = (j.st == rnic_pkg::S_RX_PARSE) ? xp : x;
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
     first   = j.pkt_i == 16'd0;
-    last    = j.bytes_left <= MTU;
-    plen    = rnic_pkg::pkt_len(j.bytes_left);
+    last    = j.bytes_left <= rnic_pkg::mtu_bytes(log_mtu);
+    plen    = rnic_pkg::pkt_len(j.bytes_left, log_mtu);
 
     jn = jd;
     xs_we = '0;
@@ -274,7 +273,7 @@ module rnic_responder #(
         end
       end
 
-      // READ responses: one packet per MTU of the requested range.
+      // READ responses: one packet per path MTU of the requested range.
       rnic_pkg::S_RD_RESP_PKT: begin
         jn.tx_opcode = first ? (last ? rnic_pkg::BTH_READ_RESPONSE_ONLY : rnic_pkg::BTH_READ_RESPONSE_FIRST)
                              : (last ? rnic_pkg::BTH_READ_RESPONSE_LAST : rnic_pkg::BTH_READ_RESPONSE_MIDDLE);
@@ -349,7 +348,7 @@ module rnic_responder #(
     // PSNs and its MSN now (above).
     if (read_response) begin
       if (!read_dup) begin
-        xs_we.rq_psn = 1'b1; xs.rq_psn = p_psn + rnic_pkg::msg_psns(p_rlen);
+        xs_we.rq_psn = 1'b1; xs.rq_psn = p_psn + rnic_pkg::msg_psns(p_rlen, log_mtu);
         xs_we.msn = 1'b1; xs.msn = xr.msn + 24'd1;
       end
       jn.rxb_release = 1'b1;

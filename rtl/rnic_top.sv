@@ -118,6 +118,7 @@ module rnic_top #(
   logic [47:0] qp_remote_mac;
   logic [7:0]  qp_flags;
   rnic_pkg::reg_qp_timers_t qp_timers;
+  logic [3:0]  qp_log_mtu;
 
   logic        db_valid;
   logic [1:0]  db_kind;
@@ -141,7 +142,7 @@ module rnic_top #(
     .cq_cmd_valid, .cq_cmd, .cq_sel, .cq_base, .cq_log,
     .qp_cmd_valid, .qp_cmd, .qp_sel, .qp_sq_base, .qp_rq_base, .qp_sq_log, .qp_rq_log,
     .qp_scq, .qp_rcq, .qp_pz, .qp_remote_qpn, .qp_remote_ip, .qp_remote_mac, .qp_sq_psn,
-    .qp_rq_psn, .qp_flags, .qp_timers, .qp_state_rd,
+    .qp_rq_psn, .qp_flags, .qp_timers, .qp_log_mtu, .qp_state_rd,
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue, .ev_rx_drop,
     .intr_set, .irq, .idle(regs_idle));
@@ -211,7 +212,7 @@ module rnic_top #(
     .clk, .rst_n(core_rst_n), .enable, .mac, .ipv4, .mutant,
     .qp_cmd_valid, .qp_cmd, .qp_sel, .qp_sq_base, .qp_rq_base, .qp_sq_log, .qp_rq_log,
     .qp_scq, .qp_rcq, .qp_pz, .qp_remote_qpn, .qp_remote_ip, .qp_remote_mac, .qp_sq_psn,
-    .qp_rq_psn, .qp_flags, .qp_timers, .qp_state_rd,
+    .qp_rq_psn, .qp_flags, .qp_timers, .qp_log_mtu, .qp_state_rd,
     .cq_cmd_valid, .cq_cmd, .cq_sel, .cq_base, .cq_log,
     .db_valid, .db_kind, .db_index, .db_value,
     .ev_dma_fault, .ev_dma_addr, .ev_bad_doorbell, .ev_cq_overflow, .ev_queue,

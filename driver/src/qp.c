@@ -98,6 +98,7 @@ int rnic_qp_create(rnic_dev *d, const struct rnic_qp_attr *a, rnic_qp **out) {
     reg_wr(d, RNIC_REG_QP_PZ, a->pz);
     reg_wr(d, RNIC_REG_QP_FLAGS, flags);
     reg_wr(d, RNIC_REG_QP_TIMERS, timers);
+    reg_wr(d, RNIC_REG_QP_PATH, 0);   /* INIT loads it too: the NIC's MTU until connected */
     reg_wr(d, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
     if (!reaches_state(d, num, RNIC_QP_STATE_INIT)) {
         rnic_ring_free(d, qp->sq, (size_t)RNIC_WQE_BYTES << qp->sq_log);
@@ -125,9 +126,23 @@ int rnic_qp_timers_get(const rnic_qp *qp, struct rnic_qp_timers *out) {
     return RNIC_OK;
 }
 
+/* QP_PATH.PATH_MTU for a path MTU in bytes (InfiniBand's code: 1 is 256
+ * bytes, each next one doubles), or -1 for a size that is not one. */
+static int path_mtu_code(uint32_t bytes, uint32_t nic_mtu) {
+    if (bytes == 0)
+        return 0;
+    for (int code = 1; code <= 5; code++)
+        if (bytes == 128u << code)
+            return bytes <= nic_mtu ? code : -1;
+    return -1;
+}
+
 int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
     if (!qp || !r || r->qpn > 0xFFFFFFu || r->sq_psn > 0xFFFFFFu || r->rq_psn > 0xFFFFFFu ||
         r->max_rd > qp->dev->info.max_rd)
+        return RNIC_E_INVAL;
+    int mtu_code = path_mtu_code(r->path_mtu, qp->dev->info.mtu);
+    if (mtu_code < 0)
         return RNIC_E_INVAL;
     rnic_dev *d = qp->dev;
     if (rnic_qp_state(qp) != (int)RNIC_QP_STATE_INIT)
@@ -149,6 +164,7 @@ int rnic_qp_connect(rnic_qp *qp, const struct rnic_qp_remote *r) {
     /* QP_TIMERS too: one staging register serves every QP, so it holds
      * whichever QP's were written last, not necessarily this one's. */
     reg_wr(d, RNIC_REG_QP_TIMERS, qp->timers);
+    reg_wr(d, RNIC_REG_QP_PATH, (uint32_t)mtu_code);
     reg_wr(d, RNIC_REG_QP_CMD, RNIC_QP_CMD_RTS);
     return reaches_state(d, qp->num, RNIC_QP_STATE_RTS) ? RNIC_OK : RNIC_E_HW;
 }

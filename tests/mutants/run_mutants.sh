@@ -9,15 +9,15 @@ set -uo pipefail
 # Every test here counts exact cycles on one process's fabric: lockstep.
 export RNIC_SIM_MODE=lockstep
 build=${1:?usage: run_mutants.sh BUILD_DIR}
-# The transport's rules (MUTANT 12-17) are held by the rtl_core bench's
+# The transport's rules (MUTANT 12-18) are held by the rtl_core bench's
 # transport tests, which break one frame on the link at a time.
 transport="timeout_retry cumulative_ack seq_nak_resume dup_send dup_read read_resume rnr_exhausted rnr_retry"
-transport="$transport retry_exhausted periodic_ack read_superseded"
+transport="$transport retry_exhausted periodic_ack read_superseded path_mtu_mismatch"
 tests=("$build/tests/driver/test_protection" "$build/tests/driver/test_fence" "$build/tests/driver/test_bind"
        "$build/tests/scenario/scenarios all" "$build/tests/rtl_core/tb_rnic_core $transport")
 names=(NONE NO_KEY_CHECK NO_PZ_CHECK NO_RIGHTS_CHECK NO_BOUNDS_CHECK NO_STATE_CHECK NO_FENCE NO_BIND_FENCE
        NO_BIND_KEY_CHANGE NO_LINK_CHECK NO_TYPE_CHECK NO_BIND_LMR_CHECK NO_RETRANSMIT NO_DUP_DETECT NO_CUM_ACK
-       NO_RNR_RETRY NO_PERIODIC_ACK NO_READ_SUPERSEDE)
+       NO_RNR_RETRY NO_PERIODIC_ACK NO_READ_SUPERSEDE NO_PMTU_CHECK)
 
 # With no mutant selected every test must pass, or every kill is meaningless.
 for t in "${tests[@]}"; do

@@ -62,9 +62,16 @@ Qp BenchDriver::qp_create(int n, unsigned num, const Cq &scq, const Cq &rcq, uin
     f_.bar_write(n, RNIC_REG_QP_PZ, pz);
     f_.bar_write(n, RNIC_REG_QP_FLAGS, flags);
     f_.bar_write(n, RNIC_REG_QP_TIMERS, qp_timers);
+    stage_path(n);
     f_.bar_write(n, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
     f_.run(2);
     return q;
+}
+
+void BenchDriver::stage_path(int n) {
+    if (path_staged_[n] == qp_path[n]) return;
+    f_.bar_write(n, RNIC_REG_QP_PATH, qp_path[n]);
+    path_staged_[n] = qp_path[n];
 }
 
 void BenchDriver::connect(Qp &a, Qp &b, uint32_t psn_a, uint32_t psn_b) {
@@ -82,6 +89,7 @@ void BenchDriver::connect(Qp &a, Qp &b, uint32_t psn_a, uint32_t psn_b) {
         f_.bar_write(n, RNIC_REG_QP_SQ_PSN, psn[s]);
         f_.bar_write(n, RNIC_REG_QP_RQ_PSN, psn[1 - s]);
         f_.bar_write(n, RNIC_REG_QP_TIMERS, qp_timers);
+        stage_path(n);
         f_.bar_write(n, RNIC_REG_QP_CMD, RNIC_QP_CMD_RTS);
         f_.run(2);
     }

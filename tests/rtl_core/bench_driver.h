@@ -82,6 +82,9 @@ public:
     // QP_TIMERS for the QPs created and connected from now on (0: no ACK
     // timeout, no retries: a lost frame then leaves its WQE waiting).
     uint32_t qp_timers = 0;
+    // QP_PATH of NIC n for the QPs created and connected from now on (0:
+    // the path MTU is MTU).
+    uint32_t qp_path[2] = {0, 0};
 
     // Port identity as the team brief assigns it: NIC i is 02:00:00:00:00:0(i+1), 10.0.0.(i+1).
     void open(int n);
@@ -96,6 +99,10 @@ public:
     void connect(Qp &a, Qp &b, uint32_t psn_a = 0x100, uint32_t psn_b = 0x200);
     uint32_t qp_state(int n, unsigned qpn);
     void qp_cmd(int n, unsigned qpn, unsigned cmd);
+
+    // Stages QP_PATH on NIC n when it differs from what the register holds
+    // (a write that changes nothing would move every later cycle).
+    void stage_path(int n);
 
     void write_wqe(const Qp &q, bool send_ring, uint16_t idx, const uint64_t w[16]);
     // Writes the WQE at the producer index; rings the doorbell unless told not to.
@@ -115,6 +122,7 @@ public:
     Fabric &fabric() { return f_; }
 
 private:
+    uint32_t path_staged_[2] = {0, 0};   // QP_PATH as last written (reset: 0)
     Fabric &f_;
 };
 

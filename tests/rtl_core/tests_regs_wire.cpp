@@ -106,6 +106,21 @@ BENCH_TEST(regs) {
     f.bar_write(0, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_CREATE);
     CHECK(f.bar_read(0, RNIC_REG_STATUS) & RNIC_STATUS_BAD_CONFIG_MASK);
     f.bar_write(0, RNIC_REG_STATUS, 0xFFFFFFFFu);
+    // A path MTU above this NIC's MTU (code 6, 8,192 bytes) is refused; the
+    // largest, code 5 (4,096 bytes), is taken.
+    f.bar_write(0, RNIC_REG_QP_SEL, 3);
+    f.bar_write(0, RNIC_REG_QP_PATH, 6);
+    f.bar_write(0, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
+    CHECK(f.bar_read(0, RNIC_REG_STATUS) & RNIC_STATUS_BAD_CONFIG_MASK);
+    CHECK_EQ(b.d.qp_state(0, 3), RNIC_QP_STATE_RESET);
+    f.bar_write(0, RNIC_REG_STATUS, 0xFFFFFFFFu);
+    f.bar_write(0, RNIC_REG_QP_SEL, 3);
+    f.bar_write(0, RNIC_REG_QP_PATH, 5);
+    f.bar_write(0, RNIC_REG_QP_CMD, RNIC_QP_CMD_INIT);
+    CHECK_EQ(f.bar_read(0, RNIC_REG_STATUS) & RNIC_STATUS_BAD_CONFIG_MASK, 0u);
+    CHECK_EQ(b.d.qp_state(0, 3), RNIC_QP_STATE_INIT);
+    b.d.qp_cmd(0, 3, RNIC_QP_CMD_RESET);
+    f.bar_write(0, RNIC_REG_QP_PATH, 0);
 
     // Soft reset: queues, table, counters and identity back to their reset values.
     b.d.qp_create(0, 4, b.scq[0], b.rcq[0], b.pz[0], kQpFlagsAll);

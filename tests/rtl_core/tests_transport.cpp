@@ -3,9 +3,12 @@
 // resuming a message in its middle, duplicate requests, RNR NAKs and their
 // retries, and a connection that gives up. Each test breaks one frame on
 // the link (the bench's hook) and checks what both NICs did about it, to
-// the frame and the event. The transport mutants (MUTANT 12-17) each make
+// the frame and the event. The transport mutants (MUTANT 12-18) each make
 // at least one of these fail (tests/mutants/run_mutants.sh).
+#include <algorithm>
+
 #include "bench_common.h"
+#include "frame_check.h"
 
 namespace {
 
@@ -59,6 +62,14 @@ SendWr rdma(unsigned opcode, const Buf &local, uint32_t len, const Buf &remote, 
     return wr;
 }
 
+SendWr send_wr(const Buf &local, uint32_t len, uint64_t wr_id) {
+    SendWr wr;
+    wr.opcode = RNIC_OP_SEND;
+    wr.sg = {Sge{local.addr, len, local.key}};
+    wr.wr_id = wr_id;
+    return wr;
+}
+
 // QP 2 of each NIC, connected, with these QP_TIMERS.
 void connect(Bench &b, Qp &q0, Qp &q1, uint32_t qp_timers) {
     b.d.qp_timers = qp_timers;
@@ -95,6 +106,23 @@ void drop_first(Bench &b, int from, unsigned opcode) {
         }
         return true;
     };
+}
+
+// The payload bytes of each frame NIC n sent with an opcode in [lo, hi].
+std::vector<size_t> payloads(const Fabric &f, int n, unsigned lo, unsigned hi) {
+    std::vector<size_t> out;
+    for (const std::vector<uint8_t> &fr : f.sent[n]) {
+        RoceFrame rf;
+        if (op_of(fr) >= lo && op_of(fr) <= hi && decode_frame(fr, rf).empty()) out.push_back(rf.payload.size());
+    }
+    return out;
+}
+
+// A message of len bytes cut at a path MTU of mtu bytes.
+std::vector<size_t> cut(size_t len, size_t mtu) {
+    std::vector<size_t> out;
+    for (size_t at = 0; at < len; at += mtu) out.push_back(std::min(mtu, len - at));
+    return out;
 }
 
 }  // namespace
@@ -583,4 +611,94 @@ BENCH_TEST(both_ways_read) {
     both_ways(b, RNIC_OP_RDMA_READ, 16 * RNIC_MTU);
     nothing_lost(b);
     CHECK_EQ(b.f.protocol_errors, 0);
+}
+
+// At each path MTU (QP_PATH.PATH_MTU 1..5, 256 to 4,096 bytes, both ends
+// alike) a WRITE, a READ and a SEND of 5,000 bytes go out cut at that MTU,
+// the READ's responses likewise and its request takes one PSN per
+// response, and every byte arrives. rxe's default path MTU on a 1,500-byte
+// Ethernet is 1,024 (docs/interop.md); a NIC that counted READ responses
+// per 4,096 bytes there would refuse all but the first.
+BENCH_TEST(path_mtu) {
+    for (uint32_t code = 1; code <= 5; code++) {
+        Bench b;
+        b.d.qp_path[0] = b.d.qp_path[1] = code;
+        Qp q0, q1;
+        connect(b, q0, q1, timers(8, 7, 7, 12));
+        const size_t mtu = size_t{128} << code;
+        const uint32_t len = 5000, pkts = static_cast<uint32_t>((len + mtu - 1) / mtu);
+        Buf src = filled(b, 0, len, 30 + code);
+        Buf dst = filled(b, 1, len, 40 + code);
+        b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, len, dst, 71));
+        Cqe c;
+        CHECK(b.d.wait_cqe(b.scq[0], c));
+        CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+        CHECK(b.read(dst) == b.read(src));
+        Buf back = filled(b, 0, len, 50 + code);
+        read_completes_once(b, q0, back, len, dst, 72);
+        Buf inbox = filled(b, 1, len, 60 + code);
+        b.d.post_recv(q1, {Sge{inbox.addr, len, inbox.key}}, 73);
+        b.d.post_send(q0, send_wr(src, len, 74));
+        CHECK(b.d.wait_cqe(b.scq[0], c));
+        CHECK_EQ(c.status, RNIC_CQE_STATUS_SUCCESS);
+        CHECK(b.d.wait_cqe(b.rcq[1], c));
+        CHECK_EQ(c.byte_len, len);
+        CHECK(b.read(inbox) == b.read(src));
+        b.d.settle();
+        const std::vector<size_t> want = cut(len, mtu);
+        CHECK(payloads(b.f, 0, RNIC_BTH_WRITE_FIRST, RNIC_BTH_WRITE_ONLY) == want);
+        CHECK(payloads(b.f, 0, RNIC_BTH_SEND_FIRST, RNIC_BTH_SEND_ONLY) == want);
+        CHECK(payloads(b.f, 1, RNIC_BTH_READ_RESPONSE_FIRST, RNIC_BTH_READ_RESPONSE_ONLY) == want);
+        // The request PSNs: the WRITE's, the READ's (one request standing
+        // for its pkts responses), then the SEND's after those.
+        std::vector<uint32_t> psns, want_psns;
+        for (const std::vector<uint8_t> &fr : b.f.sent[0])
+            if (op_of(fr) <= RNIC_BTH_READ_REQUEST) psns.push_back(psn_of(fr) - kPsn0);
+        for (uint32_t i = 0; i < pkts; i++) want_psns.push_back(i);
+        want_psns.push_back(pkts);
+        for (uint32_t i = 0; i < pkts; i++) want_psns.push_back(2 * pkts + i);
+        CHECK(psns == want_psns);
+        CHECK(events_of(b.f, 0, RNIC_EV_RETRY).empty());
+        CHECK_EQ(rx_drops(b, 0) + rx_drops(b, 1), 0);
+        CHECK_EQ(b.f.protocol_errors, 0);
+    }
+}
+
+// The two ends disagree. This requester at 4,096 bytes, its peer at 1,024:
+// the first packet of a 5,000-byte WRITE carries more than the responder's
+// path MTU. The other way round, a SEND's first packet of 1,024 bytes is
+// short of the responder's 4,096. Either is refused at once (one NAK
+// INVALID_REQUEST, REMOTE_OPERATION at the requester), not a byte placed.
+BENCH_TEST(path_mtu_mismatch) {
+    for (int way = 0; way < 2; way++) {
+        Bench b;
+        b.d.qp_path[way == 0 ? 1 : 0] = 3;
+        Qp q0, q1;
+        connect(b, q0, q1, timers(8, 7, 7, 12));
+        const uint32_t len = 5000;
+        Buf src = filled(b, 0, len, 80);
+        Buf dst = filled(b, 1, len, 81);
+        const std::vector<uint8_t> before = b.read(dst);
+        if (way == 0) {
+            b.d.post_send(q0, rdma(RNIC_OP_RDMA_WRITE, src, len, dst, 91));
+        } else {
+            b.d.post_recv(q1, {Sge{dst.addr, len, dst.key}}, 92);
+            b.d.post_send(q0, send_wr(src, len, 93));
+        }
+        Cqe c;
+        CHECK(b.d.wait_cqe(b.scq[0], c));
+        CHECK_EQ(c.status, RNIC_CQE_STATUS_REMOTE_OPERATION);
+        b.d.settle();
+        CHECK(b.read(dst) == before);
+        unsigned naks = 0;
+        for (const std::vector<uint8_t> &fr : b.f.sent[1]) {
+            RoceFrame rf;
+            if (op_of(fr) == RNIC_BTH_ACKNOWLEDGE && decode_frame(fr, rf).empty() &&
+                rf.aeth_syndrome == RNIC_AETH_NAK_INVALID_REQUEST)
+                naks++;
+        }
+        CHECK_EQ(naks, 1);
+        CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_ERROR);
+        CHECK_EQ(b.f.protocol_errors, 0);
+    }
 }

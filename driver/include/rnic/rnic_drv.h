@@ -278,6 +278,10 @@ struct rnic_qp_remote {
     uint32_t rq_psn;   /* first PSN we expect */
     uint8_t max_rd;    /* RDMA READs in flight from now on, 1..max_rd (what the
                         * peer takes in); 0: what rnic_qp_create said */
+    uint32_t path_mtu; /* payload bytes per packet both ends use: 256, 512,
+                        * 1024, 2048 or 4096, at most info.mtu; 0: info.mtu.
+                        * The peer must use the same (verbs: path_mtu; rxe
+                        * on a 1,500-byte Ethernet takes 1024) */
 };
 /* INIT -> RTS. The QP receives from then on: a passive side moves its QP
  * before it answers the request, so the requester's first message cannot

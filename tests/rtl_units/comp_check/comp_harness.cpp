@@ -15,12 +15,12 @@ void describe(const CompIn &in, char *buf, unsigned size) {
     std::snprintf(buf, size,
                   "is_ack %d is_read_resp %d syndrome 0x%02x (kind %u %s, value %u) psn 0x%06x in_flight %d "
                   "oldest_op %u (%s) first 0x%06x last 0x%06x got %u (0x%x) sq_psn 0x%06x retrying %d "
-                  "acked_psn 0x%06x",
+                  "acked_psn 0x%06x log_mtu %u (path MTU %u)",
                   in.is_ack, in.is_read_resp, in.syndrome, aeth_kind(in.syndrome),
                   or_q(rnic_aeth_kind_name(aeth_kind(in.syndrome))), aeth_value(in.syndrome), in.psn & kPsnMask,
                   in.in_flight, in.oldest_op, or_q(rnic_op_name(in.oldest_op)), in.oldest_first & kPsnMask,
                   in.oldest_last & kPsnMask, in.oldest_got, in.oldest_got, in.sq_psn & kPsnMask, in.retrying,
-                  in.acked_psn & kPsnMask);
+                  in.acked_psn & kPsnMask, in.log_mtu & 15u, mtu_bytes(in.log_mtu & 15u));
 }
 
 void print_disagreements(const char *prefix, const CompStats &s) {
@@ -62,6 +62,7 @@ CompOut CompHarness::eval(const CompIn &in) {
     d.sq_psn = in.sq_psn & kPsnMask;
     d.retrying = in.retrying;
     d.acked_psn = in.acked_psn & kPsnMask;
+    d.log_mtu = in.log_mtu & 15u;
     d.eval();
     CompOut o;
     o.act = d.act;

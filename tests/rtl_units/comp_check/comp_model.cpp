@@ -126,9 +126,11 @@ CompExpect comp_model(const CompIn &in) {
     const uint32_t off = psn_dist(in.psn, first);
     const uint32_t span = psn_dist(in.oldest_last, first);
     const uint32_t sent = psn_dist(in.sq_psn, first);
-    // The response PSN the READ expects next, as an offset: one per MTU
-    // received (the 32-bit count gives at most 2^20 here, below 2^24).
-    const uint32_t want = (in.oldest_got / RNIC_MTU) & kPsnMask;
+    // The response PSN the READ expects next, as an offset: one per path
+    // MTU received (the 32-bit count gives at most 2^24 - 1 at the smallest
+    // path MTU, 2^8; the mask matters only for a log_mtu below 8, which no
+    // QP is given, and cuts as the RTL's 24-bit want does).
+    const uint32_t want = (in.oldest_got >> (in.log_mtu & 15u)) & kPsnMask;
     const unsigned kind = aeth_kind(in.syndrome);
     const bool ack = in.is_ack && kind == RNIC_AETH_KIND_ACK;
     const bool nak = in.is_ack && (kind == RNIC_AETH_KIND_NAK || kind == RNIC_AETH_KIND_RNR_NAK);

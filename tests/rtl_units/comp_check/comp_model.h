@@ -1,7 +1,11 @@
 // A reference model of the completer's check, written from the header
 // comment of rtl/rnic_comp_check.sv (and rnic.toml's AETH, AETH_KIND, OP,
-// CQE_STATUS and MTU; docs/wire-format.md for a NAK's status), not from its
-// code.
+// CQE_STATUS, MTU and QP_PATH; docs/wire-format.md for a NAK's status), not
+// from its code.
+//
+// log_mtu: the QP's path MTU as log2 of its bytes (rnic_pkg::path_log_mtu:
+// 8..log2(MTU), 256..4096 bytes); "MTU" below is 2^log_mtu, the size of
+// every READ response but the last.
 //
 // act: what an ACK, NAK or READ response does to the QP's oldest WQE in
 // flight. The oldest spans PSNs first..last; sq_psn is the next PSN the
@@ -29,9 +33,10 @@
 //   READ response (is_read_resp; its syndrome plays no part, a MIDDLE has
 //       no AETH):
 //       out of the window: NONE;
-//       oldest a READ: the next one it expects (off == got / MTU, one PSN
-//       per MTU) DATA; a later one of it (got / MTU < off <= span) RETRY,
-//       NONE while retrying; else (earlier: a duplicate) NONE;
+//       oldest a READ: the next one it expects (off == got >> log_mtu,
+//       one PSN per path MTU) DATA; a later one of it (got >> log_mtu <
+//       off <= span) RETRY, NONE while retrying; else (earlier: a
+//       duplicate) NONE;
 //       oldest no READ: one past it (off > span: its ACK was lost) RETRY,
 //       NONE while retrying; else NONE.
 //   anything else (neither flag, or an ACKNOWLEDGE whose AETH kind is none
@@ -43,7 +48,7 @@
 //   - both flags at once: no BTH opcode is an ACKNOWLEDGE and a READ
 //     RESPONSE, the header gives no order between its rules;
 //   - a READ oldest whose bytes received already reach past its last PSN
-//     (got / MTU > span): the engine retires a READ with its last response,
+//     (got >> log_mtu > span): the engine retires a READ with its last response,
 //     so the state cannot be presented, and the header's READ rules ("the
 //     next one it expects", "past a READ that has not had all its
 //     responses") say nothing coherent about it.
@@ -113,9 +118,17 @@ inline uint8_t aeth_syndrome(unsigned kind, unsigned value) {
                                 ((value & RNIC_AETH_SYNDROME_VALUE_MASK) << RNIC_AETH_SYNDROME_VALUE_SHIFT));
 }
 
+// Path MTUs as the RTL keeps them (rtl/rnic_engine_types.svh): log2 of the
+// bytes, from InfiniBand's smallest (256) to the NIC's MTU (QP_PATH's code 0).
+constexpr unsigned log2_of(uint32_t v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
+constexpr unsigned kMinLogMtu = 8;
+constexpr unsigned kMaxLogMtu = log2_of(RNIC_MTU);
+static_assert((1u << kMaxLogMtu) == RNIC_MTU, "MTU is a power of two");
+inline uint32_t mtu_bytes(unsigned lg) { return 1u << lg; }
+
 // The PSN of the READ response that answers a READ of first PSN `first`
-// with `got` bytes received.
-inline uint32_t resp_psn(uint32_t first, uint32_t got) { return psn_add(first, got / RNIC_MTU); }
+// with `got` bytes received, one response per 2^lg bytes.
+inline uint32_t resp_psn(uint32_t first, uint32_t got, unsigned lg) { return psn_add(first, got >> lg); }
 
 struct CompIn {
     bool is_ack = false, is_read_resp = false;
@@ -127,6 +140,7 @@ struct CompIn {
     uint32_t sq_psn = 0;
     bool retrying = false;
     uint32_t acked_psn = 0;
+    unsigned log_mtu = kMaxLogMtu;   // 4 bits; the QP's path MTU, log2 bytes
 };
 
 struct CompOut {
@@ -140,7 +154,7 @@ enum class Why {
     Bind,              // NONE: the oldest is a BIND
     Neither,           // NONE: neither flag, or an AETH kind neither ACK nor NAK
     Both,              // not judged: both flags
-    ReadDone,          // not judged: a READ oldest with got / MTU > span
+    ReadDone,          // not judged: a READ oldest with got >> log_mtu > span
     AckWindow,         // NONE: an ACK at or past sq_psn
     AckComplete,       // COMPLETE: at or past a SEND/WRITE's last PSN
     AckPartial,        // PROGRESS: before a SEND/WRITE's last PSN (part of it arrived)

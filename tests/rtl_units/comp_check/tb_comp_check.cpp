@@ -1,6 +1,6 @@
 // rnic_comp_check against its contract (the header of rtl/rnic_comp_check.sv,
-// rnic.toml's AETH, AETH_KIND, OP, CQE_STATUS and MTU, docs/wire-format.md's
-// NAK table).
+// rnic.toml's AETH, AETH_KIND, OP, CQE_STATUS, MTU and QP_PATH,
+// docs/wire-format.md's NAK table).
 //
 //   tb_rtl_comp_check TEST... | all   runs the named tests
 //   tb_rtl_comp_check --list          prints every test name, one a line
@@ -11,7 +11,9 @@
 // tests below also state, by hand, what the contract says of each case.
 // Where the RTL is known to disagree with its header (comp_model.h: a NAK
 // past a READ, a READ response past sq_psn) either answer passes and the
-// tests print which one the unit gave.
+// tests print which one the unit gave. The QP's path MTU (log_mtu) is drawn
+// from 256 to 4096 bytes wherever a test does not name it: only a READ's
+// responses read it, so every other rule must hold at each.
 //
 //   ack_rules             an ACK (kind ACK, every credit count) at a SEND's
 //                         or WRITE's last PSN COMPLETE; past it, up to
@@ -37,9 +39,12 @@
 //                         codes not SUCCESS); past sq_psn NONE; a NAK past a
 //                         READ (header: COMPLETE; RTL: by its code); the
 //                         AETH kinds rnic.toml does not name: NONE
-//   read_resp_rules       the expected PSN is first + got / MTU: DATA
-//                         (named cases across 2^24 and a grid of firsts and
-//                         gots at MTU edges); one before it a duplicate,
+//   read_resp_rules       the expected PSN is first + got / path MTU: DATA
+//                         (named cases at path MTUs 4096, 1024 and 256, the
+//                         same bytes counting more responses at a smaller
+//                         one, across 2^24; a grid of firsts and of gots at
+//                         the edges of each path MTU 256 .. 4096); one
+//                         before it a duplicate,
 //                         NONE; a later one within the READ RETRY (a
 //                         response was lost), NONE while retrying; past the
 //                         READ NONE. A READ response for every other opcode:
@@ -57,13 +62,16 @@
 //   neither_ack_nor_resp  neither flag: NONE
 //   exhaustive_small      every combination of is_ack, is_read_resp,
 //                         in_flight, retrying, every RNIC_OP_*, every AETH
-//                         kind with seven values, firsts 0 and 2^24 - 1,
-//                         four gots, two WQE lengths, two sq_psns, ten PSN
+//                         kind with five values, firsts 0 and 2^24 - 1,
+//                         every path MTU 256 .. 4096 with four gots at its
+//                         edges, two WQE lengths, two sq_psns, ten PSN
 //                         relations and acked_psn equal to the PSN or not
-//                         (1,720,320)
+//                         (12,288,000)
 //   random_run            300,000 evaluations of random inputs biased to
-//                         the rules' edges; the figures at the end say
-//                         every clause decided some
+//                         the rules' edges, path MTUs 256 .. 4096 (gots in
+//                         that MTU's steps); the figures at the end say
+//                         every clause decided some, and DATA came at
+//                         every path MTU
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cstdint>
@@ -114,6 +122,9 @@ bool unnamed_kind(unsigned kind) {
 
 uint32_t psn24(Rng &r) { return r.u32() & kPsnMask; }
 
+// A path MTU a QP may have: 256 .. 4096 bytes (rnic_pkg::path_log_mtu).
+unsigned draw_lg(Rng &r) { return r.range(kMinLogMtu, kMaxLogMtu); }
+
 // Every input random: the junk a port carries when its rule ignores it.
 CompIn junk(Rng &r) {
     CompIn in;
@@ -129,30 +140,34 @@ CompIn junk(Rng &r) {
     in.sq_psn = psn24(r);
     in.retrying = r.percent(50);
     in.acked_psn = psn24(r);
+    in.log_mtu = r.range(0, 15);
     return in;
 }
 
 // Bytes a READ spanning span + 1 PSNs may have received while it is in
-// flight: fewer than every response (the engine retires it with its last).
-uint32_t read_got(Rng &r, uint32_t span) {
+// flight, 2^lg bytes a response: fewer than every response (the engine
+// retires it with its last).
+uint32_t read_got(Rng &r, uint32_t span, unsigned lg) {
+    const uint32_t mtu = mtu_bytes(lg);
     switch (r.range(0, 3)) {
     case 0: return 0;
-    case 1: return span * RNIC_MTU;                       // waiting for its last
-    case 2: return r.range(0, span) * RNIC_MTU;
-    default: return r.range(0, span * RNIC_MTU + RNIC_MTU - 1);
+    case 1: return span * mtu;                            // waiting for its last
+    case 2: return r.range(0, span) * mtu;
+    default: return r.range(0, span * mtu + mtu - 1);
     }
 }
 
 // The oldest WQE in flight: opcode op, PSNs first..last, the requester's
-// next PSN sq; not retrying, acked_psn junk. A READ has received some of
-// its responses, any other opcode's byte count is junk.
+// next PSN sq; not retrying, acked_psn junk, any path MTU. A READ has
+// received some of its responses, any other opcode's byte count is junk.
 CompIn oldest(Rng &r, uint8_t op, uint32_t first, uint32_t last, uint32_t sq) {
     CompIn in;
     in.in_flight = true;
     in.oldest_op = op;
     in.oldest_first = first;
     in.oldest_last = last;
-    in.oldest_got = op == RNIC_OP_RDMA_READ ? read_got(r, psn_dist(last, first)) : r.u32();
+    in.log_mtu = draw_lg(r);
+    in.oldest_got = op == RNIC_OP_RDMA_READ ? read_got(r, psn_dist(last, first), in.log_mtu) : r.u32();
     in.sq_psn = sq;
     in.acked_psn = psn24(r);
     return in;
@@ -167,13 +182,16 @@ CompIn ack(Rng &r, uint8_t op, uint32_t first, uint32_t last, uint32_t sq, uint3
     return in;
 }
 
-// A READ response for that WQE, got bytes received, the syndrome junk.
-CompIn rresp(Rng &r, uint8_t op, uint32_t first, uint32_t last, uint32_t got, uint32_t sq, uint32_t psn) {
+// A READ response for that WQE, got bytes received at path MTU 2^lg, the
+// syndrome junk.
+CompIn rresp(Rng &r, uint8_t op, uint32_t first, uint32_t last, uint32_t got, unsigned lg, uint32_t sq,
+             uint32_t psn) {
     CompIn in = oldest(r, op, first, last, sq);
     in.is_read_resp = true;
     in.syndrome = r.byte();
     in.psn = psn;
     in.oldest_got = got;
+    in.log_mtu = lg;
     return in;
 }
 
@@ -296,7 +314,7 @@ UNIT_TEST(ack_rules) {
             EXPECT(ack(r, RNIC_OP_RDMA_READ, first, last, sq, last, syn), COMP_ACT_NONE);
             EXPECT(ack(r, RNIC_OP_RDMA_READ, first, last, sq, first, syn), COMP_ACT_NONE);
             CompIn in = ack(r, RNIC_OP_RDMA_READ, first, last, sq, 0, syn);
-            in.psn = resp_psn(first, in.oldest_got);   // the PSN a READ response would need
+            in.psn = resp_psn(first, in.oldest_got, in.log_mtu);   // the PSN a READ response would need
             EXPECT(in, COMP_ACT_NONE);
             in = ack(r, RNIC_OP_RDMA_READ, first, last, sq, psn_add(last, 1), syn);
             EXPECT(in, COMP_ACT_RETRY);
@@ -507,21 +525,43 @@ UNIT_TEST(read_resp_rules) {
     const int failures = rnic_check_failures();
     const uint8_t rd = RNIC_OP_RDMA_READ;
 
-    // Named cases: first, bytes received, the PSN that answers.
+    // Named cases: first, bytes received, the path MTU (log2), the PSN that
+    // answers.
     struct Case {
-        uint32_t first, got, psn;
+        uint32_t first, got;
+        unsigned lg;
+        uint32_t psn;
     };
+    const unsigned M = kMaxLogMtu;   // RNIC_MTU: a QP_PATH.PATH_MTU of 0
     const Case named[] = {
-        {0x100u, 0u, 0x100u},
-        {0x100u, RNIC_MTU - 1u, 0x100u},
-        {0x100u, RNIC_MTU, 0x101u},
-        {0x100u, 5u * RNIC_MTU + 3u, 0x105u},
-        {0u, 0u, 0u},
-        {kPsnMask, 0u, kPsnMask},
-        {kPsnMask, RNIC_MTU - 1u, kPsnMask},
-        {kPsnMask, RNIC_MTU, 0u},                    // across 2^24
-        {kPsnMask - 1u, 5u * RNIC_MTU + 3u, 3u},
-        {kPsnMask - 4u, 5u * RNIC_MTU, 0u},
+        {0x100u, 0u, M, 0x100u},
+        {0x100u, RNIC_MTU - 1u, M, 0x100u},
+        {0x100u, RNIC_MTU, M, 0x101u},
+        {0x100u, 5u * RNIC_MTU + 3u, M, 0x105u},
+        {0u, 0u, M, 0u},
+        {kPsnMask, 0u, M, kPsnMask},
+        {kPsnMask, RNIC_MTU - 1u, M, kPsnMask},
+        {kPsnMask, RNIC_MTU, M, 0u},                 // across 2^24
+        {kPsnMask - 1u, 5u * RNIC_MTU + 3u, M, 3u},
+        {kPsnMask - 4u, 5u * RNIC_MTU, M, 0u},
+        // Path MTU 1024: one response per 1024 bytes.
+        {0x100u, 1023u, 10, 0x100u},
+        {0x100u, 1024u, 10, 0x101u},
+        {0x100u, 4095u, 10, 0x103u},                 // less than 4096 bytes, three responses
+        {0x100u, 4096u, 10, 0x104u},
+        {0x100u, 5u * 1024u + 3u, 10, 0x105u},
+        {kPsnMask, 1024u, 10, 0u},                   // across 2^24
+        {kPsnMask - 1u, 5u * 1024u + 3u, 10, 3u},
+        // Path MTU 256, the smallest.
+        {0x100u, 255u, 8, 0x100u},
+        {0x100u, 256u, 8, 0x101u},
+        {0x100u, 1023u, 8, 0x103u},
+        {0x100u, 4096u, 8, 0x110u},                  // one response of 4096 bytes is sixteen
+        {0x100u, 5u * 256u + 3u, 8, 0x105u},
+        {0u, 255u, 8, 0u},
+        {kPsnMask, 256u, 8, 0u},                     // across 2^24
+        {kPsnMask - 0xFu, 4096u, 8, 0u},
+        {kPsnMask - 4u, 5u * 256u, 8, 0u},
     };
     for (const Case &c : named) {
         if (unit_stop(failures))
@@ -531,46 +571,67 @@ UNIT_TEST(read_resp_rules) {
             // still to come), the requester past it.
             const uint32_t last = psn_add(c.psn, r.percent(50) ? r.range(0, 30) : r.range(0, 5000));
             const uint32_t sq = psn_add(last, r.range(1, 30));
-            EXPECT(rresp(r, rd, c.first, last, c.got, sq, c.psn), COMP_ACT_DATA);
-            EXPECT(retrying(rresp(r, rd, c.first, last, c.got, sq, c.psn), psn24(r)), COMP_ACT_DATA);
+            EXPECT(rresp(r, rd, c.first, last, c.got, c.lg, sq, c.psn), COMP_ACT_DATA);
+            EXPECT(retrying(rresp(r, rd, c.first, last, c.got, c.lg, sq, c.psn), psn24(r)), COMP_ACT_DATA);
             // One before: a duplicate, NONE (as the old contract dropped it).
-            EXPECT(rresp(r, rd, c.first, last, c.got, sq, psn_add(c.psn, -1)), COMP_ACT_NONE);
+            EXPECT(rresp(r, rd, c.first, last, c.got, c.lg, sq, psn_add(c.psn, -1)), COMP_ACT_NONE);
             // One after, inside the READ: the expected one was lost, RETRY
             // (the old contract dropped it); NONE while a resend is under way.
             const uint32_t last2 = psn_add(c.psn, 1 + r.range(0, 10));
-            const CompIn later = rresp(r, rd, c.first, last2, c.got, psn_add(last2, 1), psn_add(c.psn, 1));
+            const CompIn later = rresp(r, rd, c.first, last2, c.got, c.lg, psn_add(last2, 1), psn_add(c.psn, 1));
             EXPECT(later, COMP_ACT_RETRY);
             EXPECT(retrying(later, psn24(r)), COMP_ACT_NONE);
             // One after, past the READ (the expected one is its last): NONE.
-            EXPECT(rresp(r, rd, c.first, c.psn, c.got, psn_add(c.psn, 2), psn_add(c.psn, 1)), COMP_ACT_NONE);
+            EXPECT(rresp(r, rd, c.first, c.psn, c.got, c.lg, psn_add(c.psn, 2), psn_add(c.psn, 1)), COMP_ACT_NONE);
+            // The same bytes at another path MTU expect another PSN: there
+            // the one named here is a duplicate (NONE) or a later one
+            // (RETRY), on a READ long enough for both.
+            const unsigned other = c.lg == kMaxLogMtu ? kMinLogMtu : kMaxLogMtu;
+            const uint32_t there = resp_psn(c.first, c.got, other);
+            if (there != c.psn) {
+                const uint32_t here_off = psn_dist(c.psn, c.first), there_off = psn_dist(there, c.first);
+                const uint32_t far = psn_add(c.first, (here_off > there_off ? here_off : there_off) + 10);
+                EXPECT(rresp(r, rd, c.first, far, c.got, other, psn_add(far, 1), c.psn),
+                       here_off < there_off ? COMP_ACT_NONE : COMP_ACT_RETRY);
+                EXPECT(rresp(r, rd, c.first, far, c.got, other, psn_add(far, 1), there), COMP_ACT_DATA);
+            }
         }
     }
 
-    // A grid: firsts near both ends of the PSN space, gots at MTU edges.
+    // A grid: firsts near both ends of the PSN space, every path MTU, gots
+    // at its edges.
     std::vector<uint32_t> firsts = {0u, 1u, 0x123456u, kPsnMask - 5u, kPsnMask - 1u, kPsnMask};
     for (int i = 0; i < 4; i++) firsts.push_back(psn24(r));
-    std::vector<uint32_t> gots = {0u, 1u, UINT32_MAX};
-    for (uint32_t k : {1u, 2u, 5u, 6u, 100u, 4095u, 4096u}) {
-        gots.push_back(k * RNIC_MTU - 1u);
-        gots.push_back(k * RNIC_MTU);
-        gots.push_back(k * RNIC_MTU + 3u);
-    }
-    for (int i = 0; i < 4; i++) gots.push_back(r.u32());
-    for (uint32_t first : firsts) {
-        if (unit_stop(failures))
-            return;
-        for (uint32_t got : gots) {
-            const uint32_t want = psn_add(first, got / RNIC_MTU);
-            const uint32_t last = psn_add(want, r.range(1, 40));
-            const uint32_t sq = psn_add(last, r.range(1, 40));
-            EXPECT(rresp(r, rd, first, last, got, sq, want), COMP_ACT_DATA);
-            EXPECT(rresp(r, rd, first, last, got, sq, psn_add(want, -1)), COMP_ACT_NONE);
-            EXPECT(rresp(r, rd, first, last, got, sq, psn_add(want, 1)), COMP_ACT_RETRY);
-            EXPECT(rresp(r, rd, first, last, got, sq, last), COMP_ACT_RETRY);
-            EXPECT(rresp(r, rd, first, last, got, sq, psn_add(last, 1)), COMP_ACT_NONE);
-            EXPECT(rresp(r, rd, first, last, got, sq, psn_add(want, 1 << 23)), COMP_ACT_NONE);
-            // The first PSN answers only while less than an MTU is in.
-            EXPECT(rresp(r, rd, first, last, got, sq, first), got < RNIC_MTU ? COMP_ACT_DATA : COMP_ACT_NONE);
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++) {
+        const uint32_t mtu = mtu_bytes(lg);
+        std::vector<uint32_t> gots = {0u, 1u, UINT32_MAX};
+        for (uint32_t k : {1u, 2u, 5u, 6u, 100u, 4095u, 4096u}) {
+            gots.push_back(k * mtu - 1u);
+            gots.push_back(k * mtu);
+            gots.push_back(k * mtu + 3u);
+        }
+        for (int i = 0; i < 4; i++) gots.push_back(r.u32());
+        for (uint32_t first : firsts) {
+            if (unit_stop(failures))
+                return;
+            for (uint32_t got : gots) {
+                // A READ is at most 2^31 bytes (rnic_requester), 2^23
+                // responses at the smallest path MTU: a count that says more
+                // would have the READ's PSNs wrap onto themselves.
+                if ((got >> lg) >= (1u << 23))
+                    continue;
+                const uint32_t want = psn_add(first, got >> lg);
+                const uint32_t last = psn_add(want, r.range(1, 40));
+                const uint32_t sq = psn_add(last, r.range(1, 40));
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, want), COMP_ACT_DATA);
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, psn_add(want, -1)), COMP_ACT_NONE);
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, psn_add(want, 1)), COMP_ACT_RETRY);
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, last), COMP_ACT_RETRY);
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, psn_add(last, 1)), COMP_ACT_NONE);
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, psn_add(want, 1 << 23)), COMP_ACT_NONE);
+                // The first PSN answers only while less than a path MTU is in.
+                EXPECT(rresp(r, rd, first, last, got, lg, sq, first), got < mtu ? COMP_ACT_DATA : COMP_ACT_NONE);
+            }
         }
     }
 
@@ -583,15 +644,17 @@ UNIT_TEST(read_resp_rules) {
         for (int i = 0; i < 200; i++) {
             if (unit_stop(failures))
                 return;
-            const uint32_t first = psn24(r), got = r.percent(50) ? r.range(0, 8 * RNIC_MTU) : r.u32();
+            const unsigned lg = draw_lg(r);
+            const uint32_t first = psn24(r), got = r.percent(50) ? r.range(0, 8 * mtu_bytes(lg)) : r.u32();
             const uint32_t last = psn_add(first, r.range(0, 50));
             const uint32_t sq = psn_add(last, r.range(2, 50));
-            EXPECT(rresp(r, op, first, last, got, sq, first), COMP_ACT_NONE);
-            EXPECT(rresp(r, op, first, last, got, sq, last), COMP_ACT_NONE);
-            const CompIn past = rresp(r, op, first, last, got, sq, psn_add(last, r.range(1, psn_dist(sq, last) - 1)));
+            EXPECT(rresp(r, op, first, last, got, lg, sq, first), COMP_ACT_NONE);
+            EXPECT(rresp(r, op, first, last, got, lg, sq, last), COMP_ACT_NONE);
+            const CompIn past =
+                rresp(r, op, first, last, got, lg, sq, psn_add(last, r.range(1, psn_dist(sq, last) - 1)));
             EXPECT(past, COMP_ACT_RETRY);
             EXPECT(retrying(past, psn24(r)), COMP_ACT_NONE);
-            EXPECT(rresp(r, op, first, last, got, sq, sq), COMP_ACT_NONE);
+            EXPECT(rresp(r, op, first, last, got, lg, sq, sq), COMP_ACT_NONE);
         }
     }
     print_acts("read_resp_rules", h);
@@ -613,14 +676,15 @@ UNIT_TEST(window) {
             const uint32_t first = r.percent(30) ? psn_add(kPsnMask, -static_cast<int64_t>(r.range(0, 30))) : psn24(r);
             const uint32_t last = psn_add(first, r.range(0, 30));
             const uint32_t sq = psn_add(last, r.percent(50) ? 1 : r.range(2, 1u << 22));
-            const uint32_t got = rd ? read_got(r, psn_dist(last, first)) : r.u32();
+            const unsigned lg = draw_lg(r);
+            const uint32_t got = rd ? read_got(r, psn_dist(last, first), lg) : r.u32();
             const uint8_t rnr = aeth_syndrome(RNIC_AETH_KIND_RNR_NAK, r.range(0, kValues - 1));
             const NakCase &fatal = kFatal[r.range(0, 2)];
             // At or past sq_psn (and, mod 2^24, before the WQE): NONE.
             for (uint32_t psn : {sq, psn_add(sq, 1), psn_add(sq, r.range(0, 1u << 22)), psn_add(first, -1),
                                  psn_add(first, -static_cast<int64_t>(r.range(1, 1u << 22)))}) {
                 EXPECT(ack(r, op, first, last, sq, psn, RNIC_AETH_ACK), COMP_ACT_NONE);
-                EXPECT(rresp(r, op, first, last, got, sq, psn), COMP_ACT_NONE);
+                EXPECT(rresp(r, op, first, last, got, lg, sq, psn), COMP_ACT_NONE);
                 if (psn == sq)
                     continue;
                 EXPECT(ack(r, op, first, last, sq, psn, seq), COMP_ACT_NONE);
@@ -644,9 +708,9 @@ UNIT_TEST(window) {
                 // A READ response at or past the rewound sq_psn: out of the
                 // window by the header; the RTL takes the expected one
                 // (comp_model.h).
-                const uint32_t want = resp_psn(first, got);
+                const uint32_t want = resp_psn(first, got, lg);
                 if (psn_dist(want, first) >= psn_dist(resent, first))
-                    EXPECT_EITHER(retrying(rresp(r, op, first, last, got, resent, want), psn24(r)), COMP_ACT_NONE,
+                    EXPECT_EITHER(retrying(rresp(r, op, first, last, got, lg, resent, want), psn24(r)), COMP_ACT_NONE,
                                   COMP_ACT_DATA);
             }
         }
@@ -678,24 +742,27 @@ UNIT_TEST(wrap_around) {
         EXPECT(ack(r, op, first, last, sq, 0xFFFFFCu, seq), COMP_ACT_NONE);
         EXPECT(ack(r, op, first, last, sq, 0xFFFFFFu, RNIC_AETH_RNR_NAK), COMP_ACT_RNR);
         EXPECT_FAIL(ack(r, op, first, last, sq, 0x000001u, RNIC_AETH_NAK_REMOTE_ACCESS), RNIC_CQE_STATUS_REMOTE_ACCESS);
-        EXPECT(rresp(r, op, first, last, 0, sq, 0x000002u), COMP_ACT_RETRY);              // its ACK lost
-        EXPECT(rresp(r, op, first, last, 0, sq, 0xFFFFFFu), COMP_ACT_NONE);
+        EXPECT(rresp(r, op, first, last, 0, draw_lg(r), sq, 0x000002u), COMP_ACT_RETRY);  // its ACK lost
+        EXPECT(rresp(r, op, first, last, 0, draw_lg(r), sq, 0xFFFFFFu), COMP_ACT_NONE);
     }
     // sq_psn itself wrapped to 0: a WRITE ending at 0xFFFFFF.
     EXPECT(ack(r, RNIC_OP_RDMA_WRITE, 0xFFFFF0u, kPsnMask, 0, kPsnMask, RNIC_AETH_ACK), COMP_ACT_COMPLETE);
     EXPECT(ack(r, RNIC_OP_RDMA_WRITE, 0xFFFFF0u, kPsnMask, 0, 0, RNIC_AETH_ACK), COMP_ACT_NONE);
     EXPECT(ack(r, RNIC_OP_RDMA_WRITE, 0xFFFFF0u, kPsnMask, 0, 0, seq), COMP_ACT_COMPLETE);
-    // A READ of PSNs 0xFFFFFE .. 0x000002 (5 MTUs), the requester at 3.
+    // A READ of PSNs 0xFFFFFE .. 0x000002 (5 path MTUs, at each), the
+    // requester at 3.
     const uint32_t rf = 0xFFFFFEu, rl = 0x000002u, rsq = 0x000003u;
-    for (uint32_t k = 0; k < 5; k++) {
-        const uint32_t got = k * RNIC_MTU, want = psn_add(rf, k);
-        EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, rsq, want), COMP_ACT_DATA);
-        EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, rsq, psn_add(want, -1)), COMP_ACT_NONE);
-        EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, rsq, psn_add(want, 1)),
-               k < 4 ? COMP_ACT_RETRY : COMP_ACT_NONE);
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++) {
+        for (uint32_t k = 0; k < 5; k++) {
+            const uint32_t got = k * mtu_bytes(lg), want = psn_add(rf, k);
+            EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, lg, rsq, want), COMP_ACT_DATA);
+            EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, lg, rsq, psn_add(want, -1)), COMP_ACT_NONE);
+            EXPECT(rresp(r, RNIC_OP_RDMA_READ, rf, rl, got, lg, rsq, psn_add(want, 1)),
+                   k < 4 ? COMP_ACT_RETRY : COMP_ACT_NONE);
+        }
     }
     CompIn in = ack(r, RNIC_OP_RDMA_READ, rf, rl, rsq, rl, RNIC_AETH_ACK);
-    in.oldest_got = 2 * RNIC_MTU;
+    in.oldest_got = 2 * mtu_bytes(in.log_mtu);
     EXPECT(in, COMP_ACT_NONE);
     in.psn = psn_add(rl, 1);
     in.sq_psn = psn_add(rl, 2);
@@ -708,8 +775,9 @@ namespace {
 // the last PSN, past it, the READ response's, NAKs inside and at sq_psn.
 std::vector<CompIn> would_answer(Rng &r, uint8_t op) {
     std::vector<CompIn> v;
-    const uint32_t first = psn24(r), got = r.range(0, 10 * RNIC_MTU);
-    const uint32_t last = resp_psn(first, got);
+    const unsigned lg = draw_lg(r);
+    const uint32_t first = psn24(r), got = r.range(0, 10 * mtu_bytes(lg));
+    const uint32_t last = resp_psn(first, got, lg);
     const uint32_t sq = psn_add(last, r.range(2, 10));
     for (unsigned v_ack = 0; v_ack < 2; v_ack++) {
         const uint8_t syn = v_ack ? RNIC_AETH_ACK : aeth_syndrome(RNIC_AETH_KIND_ACK, 0);
@@ -719,13 +787,14 @@ std::vector<CompIn> would_answer(Rng &r, uint8_t op) {
     v.push_back(ack(r, op, first, last, sq, r.percent(50) ? last : first, RNIC_AETH_NAK_PSN_SEQUENCE));
     for (const NakCase &n : kFatal) v.push_back(ack(r, op, first, last, sq, r.percent(50) ? last : sq, n.syndrome));
     v.push_back(ack(r, op, first, last, sq, last, aeth_syndrome(RNIC_AETH_KIND_RNR_NAK, r.range(0, kValues - 1))));
-    v.push_back(rresp(r, op, first, last, got, sq, last));
-    v.push_back(rresp(r, op, first, last, got, sq, psn_add(last, 1)));
-    CompIn both = rresp(r, op, first, last, got, sq, last);
+    v.push_back(rresp(r, op, first, last, got, lg, sq, last));
+    v.push_back(rresp(r, op, first, last, got, lg, sq, psn_add(last, 1)));
+    CompIn both = rresp(r, op, first, last, got, lg, sq, last);
     both.is_ack = true;
     v.push_back(both);
     for (CompIn &in : v) {
         in.oldest_got = got;
+        in.log_mtu = lg;
         in.retrying = r.percent(30);
         if (r.percent(50))
             in.acked_psn = in.psn;
@@ -771,7 +840,7 @@ UNIT_TEST(bind_oldest) {
             in.oldest_got = 0;
             EXPECT(in, COMP_ACT_NONE);
         }
-        EXPECT(rresp(r, RNIC_OP_BIND, p, p, 0, psn_add(p, 1), p), COMP_ACT_NONE);
+        EXPECT(rresp(r, RNIC_OP_BIND, p, p, 0, draw_lg(r), psn_add(p, 1), p), COMP_ACT_NONE);
     }
     for (int i = 0; i < 50000 && !unit_stop(failures); i++) {
         CompIn in = junk(r);
@@ -811,7 +880,14 @@ UNIT_TEST(exhaustive_small) {
                                  aeth_value(RNIC_AETH_NAK_PSN_SEQUENCE)};
     for (const NakCase &n : kFatal) values.insert(aeth_value(n.syndrome));
     const uint32_t firsts[] = {0u, kPsnMask};
-    const uint32_t gots[] = {0u, RNIC_MTU - 1u, RNIC_MTU, 5u * RNIC_MTU + 3u};
+    // Bytes received at every path MTU, at its edges.
+    struct Got {
+        unsigned lg;
+        uint32_t bytes;
+    };
+    std::vector<Got> gots;
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++)
+        for (uint32_t b : {0u, mtu_bytes(lg) - 1u, mtu_bytes(lg), 5u * mtu_bytes(lg) + 3u}) gots.push_back(Got{lg, b});
     const uint32_t spans[] = {0u, 7u};
     const uint32_t sq_past[] = {1u, 3u};   // sq_psn this far past the last PSN
     const int failures = rnic_check_failures();
@@ -821,10 +897,11 @@ UNIT_TEST(exhaustive_small) {
             for (unsigned kind = 0; kind < kKinds; kind++) {
                 for (unsigned v : values) {
                     for (uint32_t first : firsts) {
-                        for (uint32_t got : gots) {
+                        for (const Got &got : gots) {
                             for (uint32_t span : spans) {
                                 for (uint32_t past : sq_past) {
-                                    const uint32_t last = psn_add(first, span), want = resp_psn(first, got);
+                                    const uint32_t last = psn_add(first, span);
+                                    const uint32_t want = resp_psn(first, got.bytes, got.lg);
                                     const uint32_t sq = psn_add(last, past);
                                     const uint32_t psns[] = {last,  psn_add(last, -1), psn_add(last, 1),
                                                              want,  psn_add(want, -1), psn_add(want, 1),
@@ -844,7 +921,8 @@ UNIT_TEST(exhaustive_small) {
                                             in.oldest_op = op;
                                             in.oldest_first = first;
                                             in.oldest_last = last;
-                                            in.oldest_got = got;
+                                            in.oldest_got = got.bytes;
+                                            in.log_mtu = got.lg;
                                             in.sq_psn = sq;
                                             in.acked_psn = same ? psn : psn_add(psn, 1);
                                             h.check(in);
@@ -865,7 +943,7 @@ UNIT_TEST(exhaustive_small) {
         std::printf("%s %s %llu", w ? "," : "", why_name(static_cast<Why>(w)), static_cast<unsigned long long>(s.why[w]));
     std::printf("\n");
     print_acts("exhaustive_small", h);
-    CHECK_EQ(n, 16u * sizeof kOps * kKinds * values.size() * 2 * 4 * 2 * 2 * 10 * 2);
+    CHECK_EQ(n, 16u * sizeof kOps * kKinds * values.size() * 2 * ((kMaxLogMtu - kMinLogMtu + 1) * 4) * 2 * 2 * 10 * 2);
     for (int w = 0; w < static_cast<int>(Why::Count); w++) CHECK(s.why[w] > 0);
 }
 
@@ -874,8 +952,11 @@ UNIT_TEST(random_run) {
     Rng &r = h.rng();
     const uint64_t kEvals = 300000;
     const int failures = rnic_check_failures();
+    uint64_t data_at[16] = {};   // the unit's DATA by log_mtu
     for (uint64_t i = 0; i < kEvals && !unit_stop(failures); i++) {
         CompIn in;
+        in.log_mtu = draw_lg(r);
+        const uint32_t mtu = mtu_bytes(in.log_mtu);
         // Mostly one packet kind, a WQE in flight, an enum opcode.
         const unsigned k = r.range(0, 99);
         in.is_ack = k < 50 || k >= 97;
@@ -900,11 +981,11 @@ UNIT_TEST(random_run) {
         const uint32_t span = r.range(0, 64);
         in.oldest_last = r.percent(95) ? psn_add(in.oldest_first, span) : psn24(r);
         switch (r.range(0, 4)) {
-        case 0: in.oldest_got = r.range(0, span) * RNIC_MTU; break;
-        case 1: in.oldest_got = r.range(0, span) * RNIC_MTU + r.range(1, RNIC_MTU - 1); break;
-        case 2: in.oldest_got = r.range(1, span + 1) * RNIC_MTU - 1; break;
-        case 3: in.oldest_got = span * RNIC_MTU; break;
-        default: in.oldest_got = r.percent(50) ? r.range(0, 70) * RNIC_MTU : r.u32(); break;
+        case 0: in.oldest_got = r.range(0, span) * mtu; break;
+        case 1: in.oldest_got = r.range(0, span) * mtu + r.range(1, mtu - 1); break;
+        case 2: in.oldest_got = r.range(1, span + 1) * mtu - 1; break;
+        case 3: in.oldest_got = span * mtu; break;
+        default: in.oldest_got = r.percent(50) ? r.range(0, 70) * mtu : r.u32(); break;
         }
         // The requester: past the WQE (just, or far), rewound into it by a
         // resend, or anywhere.
@@ -917,7 +998,7 @@ UNIT_TEST(random_run) {
         }
         in.retrying = r.percent(30);
         // The PSN: at or next to the one each rule needs, or anywhere.
-        const uint32_t want = resp_psn(in.oldest_first, in.oldest_got);
+        const uint32_t want = resp_psn(in.oldest_first, in.oldest_got, in.log_mtu);
         const int64_t off = r.percent(60) ? 0 : (r.percent(50) ? 1 : -1);
         switch (r.range(0, 6)) {
         case 0: case 1: in.psn = psn_add(in.oldest_last, off); break;
@@ -927,7 +1008,8 @@ UNIT_TEST(random_run) {
         default: in.psn = r.percent(50) ? in.oldest_first : psn24(r); break;
         }
         in.acked_psn = r.percent(40) ? in.psn : psn24(r);
-        h.check(in);
+        if (h.check(in).act == COMP_ACT_DATA)
+            data_at[in.log_mtu]++;
     }
     const CompStats &s = h.stats();
     std::printf("random_run: by clause:");
@@ -937,10 +1019,14 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(s.status_exact), static_cast<unsigned long long>(s.status_not_success));
     for (const auto &kv : s.other_status)
         std::printf(" %s %llu", or_q(rnic_cqe_status_name(kv.first)), static_cast<unsigned long long>(kv.second));
-    std::printf(")\n");
+    std::printf(")\nrandom_run: DATA by path MTU:");
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++)
+        std::printf(" %u %llu", mtu_bytes(lg), static_cast<unsigned long long>(data_at[lg]));
+    std::printf("\n");
     print_acts("random_run", h);
     CHECK(s.evals >= kEvals);
     for (int w = 0; w < static_cast<int>(Why::Count); w++) CHECK(s.why[w] > 150);
     CHECK(s.status_exact > 3000);
     CHECK(s.status_not_success > 300);
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++) CHECK(data_at[lg] > 500);
 }

@@ -86,6 +86,7 @@ void QpHarness::drive(const QpIn &in, bool rst_n) {
     d.cmd_remote_qpn = k.remote_qpn & 0xFFFFFFu;
     d.cmd_remote_ip = k.remote_ip;
     d.cmd_remote_mac = k.remote_mac & 0xFFFFFFFFFFFFull;
+    d.cmd_log_mtu = k.log_mtu & 15u;
     d.db_valid = in.db.valid;
     d.db_kind = in.db.kind & 3u;
     d.db_index = in.db.index % kNumQp;
@@ -115,6 +116,7 @@ QpOut QpHarness::read() const {
     o.cur_remote_ip = d.cur_remote_ip;
     o.cur_remote_mac = d.cur_remote_mac;
     o.cur_sq_pi = d.cur_sq_pi;
+    o.cur_log_mtu = d.cur_log_mtu;
     o.pq_state = d.pq_state;
     o.pq_sq_base = d.pq_sq_base;
     o.pq_rq_base = d.pq_rq_base;
@@ -123,6 +125,7 @@ QpOut QpHarness::read() const {
     o.pq_scq = d.pq_scq;
     o.pq_pz = d.pq_pz;
     o.pq_flags = d.pq_flags;
+    o.pq_log_mtu = d.pq_log_mtu;
     o.pq_rq_pi = d.pq_rq_pi;
     o.nxt_sq_base = d.nxt_sq_base;
     o.nxt_sq_log = d.nxt_sq_log;
@@ -164,6 +167,7 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
         cmp("cur_scq", cur, got.cur_scq, c.scq);
         cmp("cur_rcq", cur, got.cur_rcq, c.rcq);
         cmp("cur_pz", cur, got.cur_pz, c.pz);
+        cmp("cur_log_mtu", cur, got.cur_log_mtu, c.log_mtu);
     }
     if (c.peer_known) {
         cmp("cur_remote_qpn", cur, got.cur_remote_qpn, c.remote_qpn);
@@ -182,6 +186,7 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
         cmp("pq_scq", pq, got.pq_scq, p.scq);
         cmp("pq_pz", pq, got.pq_pz, p.pz);
         cmp("pq_flags", pq, got.pq_flags, p.flags);
+        cmp("pq_log_mtu", pq, got.pq_log_mtu, p.log_mtu);
     }
     cmp("pq_rq_pi", pq, got.pq_rq_pi, p.rq_pi);
 
@@ -217,13 +222,13 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
 void QpHarness::describe(const QpIn &in, const QpOut &got, const char *when) {
     std::fprintf(stderr,
                  "[qp_config cycle %llu %s, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
-                 "  cmd %s valid %d (code %u) sel %u; db valid %d kind %u qp %u value 0x%04x sq_ci 0x%04x rq_ci "
-                 "0x%04x -> unit db_ok %d; err valid %d qp %u status %u; cur %u pq %u nxt %u\n",
+                 "  cmd %s valid %d (code %u) sel %u log_mtu %u; db valid %d kind %u qp %u value 0x%04x sq_ci "
+                 "0x%04x rq_ci 0x%04x -> unit db_ok %d; err valid %d qp %u status %u; cur %u pq %u nxt %u\n",
                  static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), cmd_name(in.cmd.cmd & 7u), in.cmd.valid, in.cmd.cmd & 7u,
-                 in.cmd.sel % kNumQp, in.db.valid, in.db.kind & 3u, in.db.index % kNumQp, in.db.value, in.db.sq_ci,
-                 in.db.rq_ci, got.db_ok, in.err.valid, in.err.qp % kNumQp, in.err.status, in.cur % kNumQp,
-                 in.pq % kNumQp, in.nxt % kNumQp);
+                 in.cmd.sel % kNumQp, in.cmd.log_mtu & 15u, in.db.valid, in.db.kind & 3u, in.db.index % kNumQp,
+                 in.db.value, in.db.sq_ci, in.db.rq_ci, got.db_ok, in.err.valid, in.err.qp % kNumQp, in.err.status,
+                 in.cur % kNumQp, in.pq % kNumQp, in.nxt % kNumQp);
     const unsigned named[] = {in.cmd.sel, in.db.index, in.err.qp, in.cur, in.pq, in.nxt};
     bool shown[kNumQp] = {};
     for (unsigned q : named) {
@@ -234,9 +239,9 @@ void QpHarness::describe(const QpIn &in, const QpOut &got, const char *when) {
         const QpCtx &c = model_.qp(q);
         std::fprintf(stderr,
                      "  model qp %2u: %s err %u sq_pi 0x%04x rq_pi 0x%04x; config %s (sq log %u rq log %u flags "
-                     "0x%02x); peer %s\n",
+                     "0x%02x log_mtu %u); peer %s\n",
                      q, state_name(c.state), c.err, c.sq_pi, c.rq_pi, c.cfg_known ? "known" : "unknown", c.sq_log,
-                     c.rq_log, c.flags, c.peer_known ? "known" : "unknown");
+                     c.rq_log, c.flags, c.log_mtu, c.peer_known ? "known" : "unknown");
     }
 }
 

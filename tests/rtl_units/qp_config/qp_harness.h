@@ -10,9 +10,9 @@
 //                                the model does not know, the unit's answer
 //                                is taken and counted (QpStats::db_learned);
 //   cur_*, pq_*, nxt_*, sel_*    the QP each port names, every field the
-//                                model knows (configuration after an INIT,
-//                                peer after an RTS; state, error and
-//                                producer indices always);
+//                                model knows (configuration, flags and path
+//                                MTU after an INIT, peer after an RTS;
+//                                state, error and producer indices always);
 //   all_state, all_flags,        every QP's slot (flags once known).
 //   all_sq_pi, all_rq_pi
 // A failing cycle is described in full (inputs and the QPs they name) for
@@ -37,11 +37,13 @@ struct QpOut {
     uint32_t cur_remote_qpn = 0, cur_remote_ip = 0;
     uint64_t cur_remote_mac = 0;
     uint16_t cur_sq_pi = 0;
+    unsigned cur_log_mtu = 0;
     unsigned pq_state = 0;
     uint64_t pq_sq_base = 0, pq_rq_base = 0;
     unsigned pq_sq_log = 0, pq_rq_log = 0, pq_scq = 0;
     uint16_t pq_pz = 0;
     uint8_t pq_flags = 0;
+    unsigned pq_log_mtu = 0;
     uint16_t pq_rq_pi = 0;
     uint64_t nxt_sq_base = 0;
     unsigned nxt_sq_log = 0;

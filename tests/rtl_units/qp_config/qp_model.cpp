@@ -61,6 +61,7 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
             n.rcq = k.rcq % kNumCq;
             n.pz = k.pz;
             n.flags = k.flags;
+            n.log_mtu = k.log_mtu & 15u;
             n.sq_pi = 0;
             n.rq_pi = 0;
             break;
@@ -72,6 +73,7 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
                 n.remote_ip = k.remote_ip;
                 n.remote_mac = k.remote_mac & 0xFFFFFFFFFFFFull;
                 n.flags = k.flags;
+                n.log_mtu = k.log_mtu & 15u;
             }
             break;
         case RNIC_QP_CMD_ERROR:

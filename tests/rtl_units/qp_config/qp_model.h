@@ -1,8 +1,9 @@
 // A reference model of the QP context store, written from the header
-// comment of rtl/rnic_qp_config.sv (and rnic.toml's QP_CMD, QP_STATE and
-// DB_KIND), not from its code. Per QP: the state, the error status, the
-// configuration an INIT sets (rings, CQs, PZ, flags), the peer an RTS sets
-// (QPN, IP, MAC), and the send and receive producer indices.
+// comment of rtl/rnic_qp_config.sv (and rnic.toml's QP_CMD, QP_STATE,
+// DB_KIND and QP_PATH), not from its code. Per QP: the state, the error
+// status, the configuration an INIT sets (rings, CQs, PZ, flags, path MTU),
+// the peer an RTS sets (QPN, IP, MAC; the flags and path MTU again), and the
+// send and receive producer indices.
 //
 // Writers, applied in this order at a clock edge, a later one overriding an
 // earlier one on the same field of the same QP (the header's "in the order
@@ -10,9 +11,9 @@
 // the QP as it was before the edge:
 //   command  (cmd_valid) INIT: state INIT, error 0, the configuration, both
 //            producer indices 0, from any state. RTS: from INIT only; state
-//            RTS, the peer and the flags. ERROR: state ERROR unless in
-//            RESET. RESET: state RESET (nothing else changes). Other codes
-//            do nothing.
+//            RTS, the peer, the flags and the path MTU (cmd_log_mtu, 4 bits
+//            stored as given). ERROR: state ERROR unless in RESET. RESET:
+//            state RESET (nothing else changes). Other codes do nothing.
 //   doorbell (db_valid) db_kind SQ or RQ sets that producer index to the
 //            value when db_ok; other kinds are not a QP's and never ok.
 //            db_ok when the QP is not in RESET and, with d(x) = x - ci mod
@@ -57,6 +58,7 @@ struct QpCmd {
     uint32_t remote_qpn = 0;           // 24 bits
     uint32_t remote_ip = 0;
     uint64_t remote_mac = 0;           // 48 bits
+    unsigned log_mtu = 0;              // 4 bits: the path MTU, log2 bytes (INIT and RTS)
 };
 
 struct QpDb {
@@ -91,6 +93,7 @@ struct QpCtx {
     unsigned scq = 0, rcq = 0;
     uint16_t pz = 0;
     uint8_t flags = 0;
+    unsigned log_mtu = 0;              // as the flags: set by INIT, again by RTS
     bool peer_known = false;           // set by an RTS
     uint32_t remote_qpn = 0, remote_ip = 0;
     uint64_t remote_mac = 0;

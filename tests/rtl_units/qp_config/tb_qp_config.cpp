@@ -1,5 +1,5 @@
 // rnic_qp_config against its contract (the header of rtl/rnic_qp_config.sv,
-// rnic.toml's QP_CMD, QP_STATE and DB_KIND).
+// rnic.toml's QP_CMD, QP_STATE, DB_KIND and QP_PATH).
 //
 //   tb_rtl_qp_config TEST... | all   runs the named tests
 //   tb_rtl_qp_config --list          prints every test name, one a line
@@ -17,8 +17,9 @@
 //                         kind do nothing there)
 //   init_and_rts          INIT's fields land at every port, from every
 //                         state, clearing the indices and the error; RTS
-//                         from INIT sets the peer and the flags and nothing
-//                         else; RTS from RESET, RTS or ERROR does nothing;
+//                         from INIT sets the peer, the flags and the path
+//                         MTU and nothing else; RTS from RESET, RTS or
+//                         ERROR does nothing;
 //                         ERROR and RESET commands; codes that are no
 //                         command, and a command without cmd_valid, do
 //                         nothing
@@ -42,9 +43,19 @@
 //                         named cases spelled out; writes to three
 //                         different QPs in one cycle all land
 //   read_ports            cur, pq, nxt and sel at four different QPs in one
-//                         cycle, each showing its own QP, and all_* every
-//                         QP in its slot; the ports follow their index with
-//                         no clock; a write shows after its edge, not before
+//                         cycle, each showing its own QP (the path MTU at
+//                         cur and pq), and all_* every QP in its slot; the
+//                         ports follow their index with no clock; a write
+//                         shows after its edge, not before
+//   path_mtu              cmd_log_mtu stored per QP: INIT loads every 4-bit
+//                         value, from every state; RTS loads it from INIT
+//                         only (not from RTS, ERROR or RESET); the ERROR and
+//                         RESET commands, codes that are no command, a
+//                         command without cmd_valid, doorbells, the engine's
+//                         error and another QP's commands leave it; an RTS
+//                         meeting an error in its cycle still loads it; cur
+//                         and pq each show their own QP's; after rst_n an
+//                         INIT loads it again
 //   random_run            200,000 cycles of commands, doorbells (mostly at
 //                         the rule's edges), errors and resets, often all on
 //                         one QP; the figures at the end say every rule was
@@ -81,6 +92,7 @@ QpIn idle(Rng &r) {
     in.cmd.sq_log = r.range(0, 15);
     in.cmd.flags = r.byte();
     in.cmd.remote_qpn = r.u32();
+    in.cmd.log_mtu = r.range(0, 15);
     in.db.kind = r.range(0, 3);
     in.db.index = r.range(0, kNumQp - 1);
     in.db.value = u16(r.u32());
@@ -111,6 +123,7 @@ QpCmd random_cmd(Rng &r, unsigned code, unsigned q, unsigned sq_log, unsigned rq
     k.remote_qpn = r.u32() & 0xFFFFFFu;
     k.remote_ip = r.u32();
     k.remote_mac = r.next() & 0xFFFFFFFFFFFFull;
+    k.log_mtu = r.range(0, 15);   // a plain store: any 4 bits, not just path_log_mtu's 8..12
     return k;
 }
 
@@ -197,9 +210,12 @@ void check_pis(const QpOut &o, unsigned q, uint16_t sq_pi, uint16_t rq_pi) {
     CHECK_EQ(o.pq_rq_pi, rq_pi);
     CHECK_EQ(o.rq_pi[q], rq_pi);
 }
-void check_flags(const QpOut &o, unsigned q, uint8_t flags) {
-    CHECK_EQ(o.pq_flags, flags);
-    CHECK_EQ(o.flags[q], flags);
+// What INIT and RTS both set, against the command that set it last.
+void check_flags(const QpOut &o, unsigned q, const QpCmd &k) {
+    CHECK_EQ(o.pq_flags, k.flags);
+    CHECK_EQ(o.flags[q], k.flags);
+    CHECK_EQ(o.cur_log_mtu, k.log_mtu);
+    CHECK_EQ(o.pq_log_mtu, k.log_mtu);
 }
 
 // Every QP as after a reset.
@@ -270,7 +286,7 @@ UNIT_TEST(init_and_rts) {
         const QpOut o = h.look(q);
         check_state(o, q, kInit, 0);
         check_config(o, cfg[q]);
-        check_flags(o, q, cfg[q].flags);
+        check_flags(o, q, cfg[q]);
         check_pis(o, q, 0, 0);
     }
     for (unsigned q = 0; q < kNumQp; q++) check_config(h.look(q), cfg[q]);   // none overwrote another
@@ -281,14 +297,14 @@ UNIT_TEST(init_and_rts) {
     QpOut o = h.look(q);
     check_state(o, q, kRts, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer.flags);
+    check_flags(o, q, peer);
     check_config(o, cfg[q]);
     // RTS again, from RTS: nothing.
     rts(h, q);
     o = h.look(q);
     check_state(o, q, kRts, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer.flags);
+    check_flags(o, q, peer);
     // Codes that are no command, and INIT without cmd_valid: nothing.
     CHECK(doorbell(h, q, kSq, 3, 0));
     for (unsigned code : kNotCmds) command(h, random_cmd(r, code, q, 1, 1));
@@ -299,7 +315,7 @@ UNIT_TEST(init_and_rts) {
     check_state(o, q, kRts, 0);
     check_config(o, cfg[q]);
     check_peer(o, peer);
-    check_flags(o, q, peer.flags);
+    check_flags(o, q, peer);
     check_pis(o, q, 3, 0);
     // ERROR; RTS from ERROR: nothing.
     simple(h, RNIC_QP_CMD_ERROR, q);
@@ -307,7 +323,7 @@ UNIT_TEST(init_and_rts) {
     o = h.look(q);
     check_state(o, q, kError, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer.flags);
+    check_flags(o, q, peer);
     // The ERROR command again: still ERROR.
     simple(h, RNIC_QP_CMD_ERROR, q);
     check_state(h.look(q), q, kError, 0);
@@ -317,7 +333,7 @@ UNIT_TEST(init_and_rts) {
     o = h.look(q);
     check_state(o, q, kReset, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer.flags);
+    check_flags(o, q, peer);
     check_config(o, cfg[q]);
     check_pis(o, q, 3, 0);
 
@@ -339,7 +355,7 @@ UNIT_TEST(init_and_rts) {
         o = h.look(q);
         check_state(o, q, kInit, 0);
         check_config(o, cfg[q]);
-        check_flags(o, q, cfg[q].flags);
+        check_flags(o, q, cfg[q]);
         check_pis(o, q, 0, 0);
     }
     // A peer after RTS from the new INIT.
@@ -354,7 +370,7 @@ UNIT_TEST(init_and_rts) {
         o = h.look(p);
         check_state(o, p, kInit, 0);
         check_config(o, cfg[p]);
-        check_flags(o, p, cfg[p].flags);
+        check_flags(o, p, cfg[p]);
     }
 }
 
@@ -841,6 +857,7 @@ UNIT_TEST(read_ports) {
         CHECK_EQ(o.cur_pz, c.pz);
         check_peer(o, peer[pick[0]]);
         CHECK_EQ(o.cur_sq_pi, sq[pick[0]]);
+        CHECK_EQ(o.cur_log_mtu, peer[pick[0]].log_mtu);   // the RTS's, over the INIT's
         CHECK_EQ(o.pq_state, state[pick[1]]);
         CHECK_EQ(o.pq_sq_base, p.sq_base);
         CHECK_EQ(o.pq_rq_base, p.rq_base);
@@ -849,6 +866,7 @@ UNIT_TEST(read_ports) {
         CHECK_EQ(o.pq_scq, p.scq);
         CHECK_EQ(o.pq_pz, p.pz);
         CHECK_EQ(o.pq_flags, peer[pick[1]].flags);
+        CHECK_EQ(o.pq_log_mtu, peer[pick[1]].log_mtu);
         CHECK_EQ(o.pq_rq_pi, rq[pick[1]]);
         CHECK_EQ(o.nxt_sq_base, n.sq_base);
         CHECK_EQ(o.nxt_sq_log, n.sq_log);
@@ -870,7 +888,9 @@ UNIT_TEST(read_ports) {
         in.cmd.sel = (q + 3) % kNumQp;
         const QpOut o = h.peek(in);
         CHECK_EQ(o.cur_sq_base, cfg[q].sq_base);
+        CHECK_EQ(o.cur_log_mtu, peer[q].log_mtu);
         CHECK_EQ(o.pq_sq_base, cfg[(q + 1) % kNumQp].sq_base);
+        CHECK_EQ(o.pq_log_mtu, peer[(q + 1) % kNumQp].log_mtu);
         CHECK_EQ(o.nxt_sq_base, cfg[(q + 2) % kNumQp].sq_base);
         CHECK_EQ(o.sel_state, state[(q + 3) % kNumQp]);
     }
@@ -878,6 +898,7 @@ UNIT_TEST(read_ports) {
     const unsigned q = 6 % kNumQp;
     in = idle(r);
     in.cmd = random_cmd(r, RNIC_QP_CMD_INIT, q, 1, 2);
+    in.cmd.log_mtu = (peer[q].log_mtu + 1) % 16;   // a change to see
     in.db.valid = true;
     in.db.kind = kSq;
     in.db.index = (q + 1) % kNumQp;
@@ -886,13 +907,111 @@ UNIT_TEST(read_ports) {
     in.cur = in.pq = in.nxt = q;
     QpOut o = h.cycle(in);
     CHECK_EQ(o.cur_sq_base, cfg[q].sq_base);
+    CHECK_EQ(o.cur_log_mtu, peer[q].log_mtu);
+    CHECK_EQ(o.pq_log_mtu, peer[q].log_mtu);
     CHECK_EQ(o.sel_state, state[q]);
     CHECK_EQ(o.sq_pi[(q + 1) % kNumQp], sq[(q + 1) % kNumQp]);
     o = h.look(q);
     CHECK_EQ(o.cur_sq_base, in.cmd.sq_base);
+    CHECK_EQ(o.cur_log_mtu, in.cmd.log_mtu);
+    CHECK_EQ(o.pq_log_mtu, in.cmd.log_mtu);
     CHECK_EQ(o.nxt_sq_log, 1);
     CHECK_EQ(o.sel_state, kInit);
     CHECK_EQ(o.sq_pi[(q + 1) % kNumQp], sq[(q + 1) % kNumQp] + 1);
+}
+
+namespace {
+// A command of `code` on q carrying path MTU lg, every other field random.
+void command_mtu(QpHarness &h, unsigned code, unsigned q, unsigned lg, bool valid = true) {
+    QpCmd k = random_cmd(h.rng(), code, q, 3, 3);
+    k.log_mtu = lg;
+    k.valid = valid;
+    command(h, k);
+}
+// q's path MTU as cur and pq show it.
+void check_mtu(QpHarness &h, unsigned q, unsigned lg) {
+    const QpOut o = h.look(q);
+    CHECK_EQ(o.cur_log_mtu, lg);
+    CHECK_EQ(o.pq_log_mtu, lg);
+}
+}  // namespace
+
+UNIT_TEST(path_mtu) {
+    QpHarness h(seed(0x9C07));
+    Rng &r = h.rng();
+    // INIT stores every 4-bit value (the RTL is given 8..12, rnic_pkg::
+    // path_log_mtu; the store holds what it is given).
+    for (unsigned lg = 0; lg < 16; lg++) {
+        command_mtu(h, RNIC_QP_CMD_INIT, lg % kNumQp, lg);
+        check_mtu(h, lg % kNumQp, lg);
+    }
+    // Every QP its own, cur and pq at different QPs in one cycle.
+    for (unsigned q = 0; q < kNumQp; q++) command_mtu(h, RNIC_QP_CMD_INIT, q, 8 + q % 5);
+    for (unsigned q = 0; q < kNumQp; q++) {
+        for (unsigned d = 1; d < kNumQp; d++) {
+            QpIn in = idle(r);
+            in.cur = q;
+            in.pq = (q + d) % kNumQp;
+            const QpOut o = d % 2 ? h.peek(in) : h.cycle(in);
+            CHECK_EQ(o.cur_log_mtu, 8 + q % 5);
+            CHECK_EQ(o.pq_log_mtu, 8 + (q + d) % kNumQp % 5);
+        }
+    }
+
+    const unsigned q = 2 % kNumQp, p = 9 % kNumQp;
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 8);
+    check_mtu(h, q, 8);
+    command_mtu(h, RNIC_QP_CMD_RTS, q, 12);            // from INIT: loaded
+    check_mtu(h, q, 12);
+    command_mtu(h, RNIC_QP_CMD_RTS, q, 9);             // from RTS: nothing
+    check_mtu(h, q, 12);
+    for (unsigned code : kNotCmds) command_mtu(h, code, q, 10);
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 10, false);    // INIT without cmd_valid
+    command_mtu(h, RNIC_QP_CMD_INIT, p, 10);           // another QP's INIT and RTS
+    command_mtu(h, RNIC_QP_CMD_RTS, p, 11);
+    CHECK(doorbell(h, q, kSq, 1, 0));
+    CHECK(doorbell(h, q, kRq, 1, 0));
+    check_mtu(h, q, 12);
+    check_mtu(h, p, 11);
+    command_mtu(h, RNIC_QP_CMD_ERROR, q, 10);          // the ERROR command
+    check_mtu(h, q, 12);
+    command_mtu(h, RNIC_QP_CMD_RTS, q, 11);            // from ERROR: nothing
+    check_mtu(h, q, 12);
+    command_mtu(h, RNIC_QP_CMD_RESET, q, 10);          // the RESET command
+    check_mtu(h, q, 12);
+    command_mtu(h, RNIC_QP_CMD_RTS, q, 11);            // from RESET: nothing
+    check_mtu(h, q, 12);
+    error(h, q, RNIC_CQE_STATUS_TRANSPORT);            // the engine's error
+    check_mtu(h, q, 12);
+    // INIT from ERROR, RTS from INIT, INIT from RTS, INIT from RESET.
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 9);
+    check_mtu(h, q, 9);
+    command_mtu(h, RNIC_QP_CMD_RTS, q, 10);
+    check_mtu(h, q, 10);
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 11);
+    check_mtu(h, q, 11);
+    command_mtu(h, RNIC_QP_CMD_RESET, q, 8);
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 12);
+    check_mtu(h, q, 12);
+    // An RTS and the engine's error in one cycle: ERROR, and the RTS's path
+    // MTU landed (as its flags do).
+    {
+        QpIn in = idle(r);
+        in.cmd = random_cmd(r, RNIC_QP_CMD_RTS, q, 3, 3);
+        in.cmd.log_mtu = 8;
+        in.err.valid = true;
+        in.err.qp = q;
+        in.err.status = RNIC_CQE_STATUS_TRANSPORT;
+        h.cycle(in);
+        const QpOut o = h.look(q);
+        check_state(o, q, kError, RNIC_CQE_STATUS_TRANSPORT);
+        check_flags(o, q, in.cmd);
+    }
+    // rst_n: the model forgets the store (the RTL does not reset it); an
+    // INIT loads it again.
+    h.reset();
+    command_mtu(h, RNIC_QP_CMD_INIT, q, 10);
+    check_mtu(h, q, 10);
 }
 
 namespace {

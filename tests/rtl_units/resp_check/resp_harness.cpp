@@ -41,6 +41,7 @@ void RespHarness::drive(const RespIn &in) {
     d.nak_sent = in.nak_sent;
     d.reth_len = in.reth_len;
     d.payload_len = in.payload_len;
+    d.log_mtu = in.log_mtu & 15u;
     d.allow_write = in.allow_write;
     d.allow_read = in.allow_read;
     d.write_left = in.write_left;
@@ -89,18 +90,18 @@ void RespHarness::describe(const RespIn &in, const RespOut &got, const RespOut &
                  "  one-bit inputs 0x%04x (resp_model.h's kBit*)\n"
                  "  packet: is_request %d is_write %d is_read %d is_send %d first %d last %d ack_req %d psn 0x%06x "
                  "reth_len 0x%08x payload_len 0x%04x\n"
-                 "  QP: expected_psn 0x%06x nak_sent %d allow_write %d allow_read %d write_left 0x%08x send_open %d "
-                 "recv_posted %d recv_held %d\n"
+                 "  QP: log_mtu %u (path MTU 0x%x) expected_psn 0x%06x nak_sent %d allow_write %d allow_read %d "
+                 "write_left 0x%08x send_open %d recv_posted %d recv_held %d\n"
                  "  rule: %s\n"
                  "  unit:  act %s duplicate %d syndrome %s status %s\n"
                  "  model: act %s duplicate %d",
                  static_cast<unsigned long long>(stats_.evals), static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), resp_bits(in), in.is_request, in.is_write, in.is_read, in.is_send,
-                 in.first, in.last, in.ack_req, in.psn & kPsnMask, in.reth_len, in.payload_len,
-                 in.expected_psn & kPsnMask, in.nak_sent, in.allow_write, in.allow_read, in.write_left, in.send_open,
-                 in.recv_posted, in.recv_held, resp_why_name(why), or_q(rnic_resp_act_name(got.act)), got.duplicate,
-                 or_q(rnic_aeth_name(got.syndrome)), or_q(rnic_cqe_status_name(got.status)),
-                 or_q(rnic_resp_act_name(want.act)), want.duplicate);
+                 in.first, in.last, in.ack_req, in.psn & kPsnMask, in.reth_len, in.payload_len, in.log_mtu & 15u,
+                 mtu_bytes(in.log_mtu), in.expected_psn & kPsnMask, in.nak_sent, in.allow_write, in.allow_read,
+                 in.write_left, in.send_open, in.recv_posted, in.recv_held, resp_why_name(why),
+                 or_q(rnic_resp_act_name(got.act)), got.duplicate, or_q(rnic_aeth_name(got.syndrome)),
+                 or_q(rnic_cqe_status_name(got.status)), or_q(rnic_resp_act_name(want.act)), want.duplicate);
     if (want.act == RNIC_RESP_ACT_NAK)
         std::fprintf(stderr, " syndrome %s status %s", or_q(rnic_aeth_name(want.syndrome)),
                      or_q(rnic_cqe_status_name(want.status)));

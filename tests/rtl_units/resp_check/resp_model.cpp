@@ -59,6 +59,7 @@ const char *resp_why_name(RespWhy why) {
     case RespWhy::FutureNakSent: return "PSN in the future, NAK sent";
     case RespWhy::DupAck: return "duplicate asking for an ACK";
     case RespWhy::DupNoAck: return "duplicate asking for no ACK";
+    case RespWhy::NotWholeMtu: return "SEND/WRITE FIRST/MIDDLE not a whole path MTU";
     case RespWhy::WriteFirstNotAllowed: return "WRITE FIRST/ONLY not allowed";
     case RespWhy::WriteFirstZeroLenPayload: return "WRITE FIRST/ONLY length 0 with payload";
     case RespWhy::WriteFirstEmpty: return "WRITE FIRST/ONLY length 0";
@@ -93,6 +94,9 @@ RespOut resp_model(const RespIn &in, RespWhy *why) {
     } else if (seq == Seq::Duplicate && !in.is_read) {
         w = in.ack_req ? RespWhy::DupAck : RespWhy::DupNoAck;
         o = act(in.ack_req ? RNIC_RESP_ACT_ACK_DUP : RNIC_RESP_ACT_DROP);
+    } else if ((in.is_send || in.is_write) && !in.last && in.payload_len != mtu_bytes(in.log_mtu)) {
+        w = RespWhy::NotWholeMtu;
+        o = nak(RNIC_AETH_NAK_INVALID_REQUEST);
     } else if (in.is_write && in.first) {
         if (!in.allow_write) {
             w = RespWhy::WriteFirstNotAllowed;

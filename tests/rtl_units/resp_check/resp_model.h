@@ -1,6 +1,6 @@
 // A reference model of the responder's request checks, written from the
-// header comment of rtl/rnic_resp_check.sv (and rnic.toml's RESP_ACT), not
-// from its code. In order, the first rule that applies wins:
+// header comment of rtl/rnic_resp_check.sv (and rnic.toml's RESP_ACT and
+// QP_PATH), not from its code. In order, the first rule that applies wins:
 //   not a request (is_request 0): DROP, whatever else the packet or the QP
 //              says.
 //   sequence   InfiniBand's rule, PSNs mod 2^24: a PSN up to 2^23 behind
@@ -14,6 +14,10 @@
 //              the only kind answered again);
 //              duplicate READ: answered again, so checked by the rules
 //              below exactly as a new one (and duplicate says so).
+//   path MTU   (is_send or is_write, not last: a FIRST or MIDDLE) a
+//              payload_len other than the path MTU, 2^log_mtu bytes: NAK
+//              INVALID_REQUEST. A LAST or ONLY is not judged here (the
+//              header asks nothing of its size), nor a READ.
 //   WRITE FIRST/ONLY (is_write, first)  not allowed (allow_write 0): NAK
 //              REMOTE_ACCESS; reth_len 0 with payload: NAK INVALID_REQUEST;
 //              reth_len 0 without: WRITE_EMPTY; else RKEY.
@@ -38,7 +42,8 @@
 //
 // The rules are taken literally when the inputs say more than one thing (a
 // packet that is a WRITE and a READ, say): the header's order decides,
-// which the exhaustive test holds the unit to.
+// which the exhaustive test holds the unit to (so such a packet, not last,
+// is held to the path MTU: it names a WRITE).
 #ifndef RESP_MODEL_H
 #define RESP_MODEL_H
 
@@ -51,6 +56,14 @@ inline uint32_t psn_add(uint32_t psn, int64_t d) {
     return static_cast<uint32_t>((static_cast<int64_t>(psn) + d) & kPsnMask);
 }
 
+// Path MTUs as the RTL keeps them (rtl/rnic_engine_types.svh): log2 of the
+// bytes, from InfiniBand's smallest (256) to the NIC's MTU (QP_PATH's code 0).
+constexpr unsigned log2_of(uint32_t v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
+constexpr unsigned kMinLogMtu = 8;
+constexpr unsigned kMaxLogMtu = log2_of(RNIC_MTU);
+static_assert((1u << kMaxLogMtu) == RNIC_MTU, "MTU is a power of two");
+inline uint32_t mtu_bytes(unsigned lg) { return 1u << (lg & 15u); }
+
 struct RespIn {
     // The packet.
     bool is_request = false, is_write = false, is_read = false, is_send = false;
@@ -59,6 +72,7 @@ struct RespIn {
     uint32_t reth_len = 0;
     uint16_t payload_len = 0;
     // The QP.
+    unsigned log_mtu = kMaxLogMtu;     // 4 bits: the path MTU, log2 bytes
     uint32_t expected_psn = 0;
     bool nak_sent = false;
     bool allow_write = false, allow_read = false;
@@ -92,6 +106,7 @@ struct RespOut {
 enum class RespWhy {
     NotRequest,
     Future, FutureNakSent, DupAck, DupNoAck,
+    NotWholeMtu,
     WriteFirstNotAllowed, WriteFirstZeroLenPayload, WriteFirstEmpty, WriteFirstRkey,
     ReadNotAllowed, ReadEmpty, ReadRkey,
     WriteMoreThanLeft, WriteLastShort, WritePlaceNone, WriteRkey,

@@ -1,6 +1,6 @@
 // rnic_resp_check against its contract (the header of rtl/rnic_resp_check.sv,
-// rnic.toml's RESP_ACT, AETH and CQE_STATUS; docs/wire-format.md for the
-// status that goes with each NAK).
+// rnic.toml's RESP_ACT, AETH, CQE_STATUS and QP_PATH; docs/wire-format.md
+// for the status that goes with each NAK).
 //
 //   tb_rtl_resp_check TEST... | all   runs the named tests
 //   tb_rtl_resp_check --list          prints every test name, one a line
@@ -10,7 +10,11 @@
 // compares act and duplicate (always) and the NAK's syndrome and status
 // (when act is NAK) with the model of its contract (resp_model.h,
 // resp_harness.h); the tests below also state, by hand, what the contract
-// says of each case, the inputs a rule does not read set at random:
+// says of each case, the inputs a rule does not read set at random. The
+// QP's path MTU is drawn from 256 .. 4096 bytes, and a SEND or WRITE FIRST
+// or MIDDLE carries exactly that unless a test says otherwise (any other
+// size is refused before the rules after the path MTU rule are reached:
+// pmtu_rules):
 //
 //   sequence              is_request 0 drops every kind of packet (WRITE
 //                         FIRST/MIDDLE/LAST/ONLY, READ, SEND
@@ -31,26 +35,43 @@
 //                         nak_sent playing no part
 //   wrap_around           expected PSNs at 0, 1, 2^23, 2^24 - 1: the future
 //                         and the past on both sides of the wrap
-//   write_first           WRITE FIRST and ONLY: not allowed NAK REMOTE_ACCESS
-//                         (whatever the lengths); length 0 with payload NAK
-//                         INVALID_REQUEST; length 0 without WRITE_EMPTY;
-//                         length 1 to 2^32-1 (and 2^16, whose low half is 0)
-//                         RKEY, the payload and write_left not compared
+//   write_first           WRITE FIRST (a whole path MTU) and ONLY (payloads
+//                         0, 1, the path MTU, 2^16 - 1): not allowed NAK
+//                         REMOTE_ACCESS (whatever the lengths); length 0
+//                         with payload NAK INVALID_REQUEST; length 0 without
+//                         (an ONLY) WRITE_EMPTY; length 1 to 2^32-1 (and
+//                         2^16, whose low half is 0) RKEY, the payload and
+//                         write_left not compared
 //   read                  not allowed NAK REMOTE_ACCESS; length 0 READ_EMPTY
 //                         (payload or not); length > 0 RKEY; FIRST/LAST and
 //                         allow_write play no part
 //   write_middle_last     payload one more than write_left NAK; a LAST one
-//                         short or one over NAK; a MIDDLE with payload equal
-//                         to write_left RKEY, below it RKEY; payload 0
-//                         PLACE_NONE (a LAST only when nothing is left);
-//                         write_left 2^16 and 2^32-1 against a 16-bit
-//                         payload; allow_write not read
+//                         short or one over NAK; a MIDDLE (a whole path MTU)
+//                         with payload equal to write_left RKEY, below it
+//                         RKEY; a LAST's payload 0 PLACE_NONE only when
+//                         nothing is left; write_left 2^16 and 2^32-1
+//                         against a 16-bit payload; allow_write not read
 //   send                  FIRST/ONLY with a message open and MIDDLE/LAST
 //                         without one NAK INVALID_REQUEST (RECV or not); no
 //                         RECV posted NAK_RNR (an RNR NAK: the requester
 //                         retries); RECV held SEND_HELD, else SEND_FETCH
 //   other_request         a request that is no WRITE, READ or SEND: NAK
 //                         INVALID_REQUEST, whatever else is set
+//   pmtu_rules            at each path MTU 256 .. 4096: a SEND or WRITE
+//                         FIRST or MIDDLE with exactly the path MTU goes on
+//                         to the later rules (accepted), with one byte less
+//                         or more, none, one, half or twice it, 2^16 - 1 or
+//                         another path MTU's size NAK INVALID_REQUEST
+//                         (status REMOTE_OPERATION); a LAST or ONLY with
+//                         0, 1, MTU - 1, MTU or any payload up to it is not
+//                         refused; a READ (FIRST/LAST any) is not held to
+//                         it; the sequence rules come first (a wrong-size
+//                         duplicate ACK_DUP or DROP, a future one NAK_SEQ or
+//                         DROP, not a request DROP) and the rule before the
+//                         later ones (a wrong-size WRITE FIRST not allowed,
+//                         or of length 0 without payload; a MIDDLE without
+//                         payload; a SEND without a RECV: all NAK
+//                         INVALID_REQUEST)
 //   priority              two rules at once, the earlier wins: sequence
 //                         (future, duplicate) over every refusal, a
 //                         duplicate READ excepted; not allowed over length 0 (WRITE
@@ -58,18 +79,22 @@
 //                         LAST's NAK over PLACE_NONE; the kinds in the
 //                         header's order when the flags name two
 //   exhaustive            all 8,192 combinations of the 13 one-bit inputs
-//                         against 16 (reth_len, payload_len, write_left)
-//                         triples at the edges (0, 1, equal, one more, one
-//                         less, 2^16, 0xFFFF, 0xFFFFFFFF) and three PSNs
-//                         (expected, one past, one behind) from expected
-//                         PSNs 0 and 2^24 - 1 (786,432); every rule's
-//                         every outcome reached
+//                         against 25 (reth_len, payload_len, write_left,
+//                         log_mtu) rows at the edges (0, 1, equal, one more,
+//                         one less, 2^16, 0xFFFF, 0xFFFFFFFF; a whole path
+//                         MTU and one byte either side of it, 256 .. 4096)
+//                         and three PSNs (expected, one past, one behind)
+//                         from expected PSNs 0 and 2^24 - 1 (1,228,800);
+//                         every rule's every outcome reached
 //   random_run            300,000 evaluations, kinds and lengths mostly at
-//                         the rules' edges, now and then every bit random;
-//                         every outcome reached many times
+//                         the rules' edges (payloads often the path MTU or
+//                         a byte off it, path MTUs 256 .. 4096), now and
+//                         then every bit random; every outcome reached many
+//                         times
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cstdio>
+#include <vector>
 
 #include "resp_harness.h"
 #include "rnic_check.h"
@@ -154,12 +179,24 @@ int64_t behind(Rng &r) {
     }
 }
 
-// A request of kind k, in sequence, every other input random.
+// A path MTU a QP may have: 256 .. 4096 bytes (rnic_pkg::path_log_mtu).
+unsigned draw_lg(Rng &r) { return r.range(kMinLogMtu, kMaxLogMtu); }
+uint16_t whole(const RespIn &in) { return static_cast<uint16_t>(mtu_bytes(in.log_mtu)); }
+
+bool sends_or_writes(Kind k) { return k != Kind::Read && k != Kind::Other; }
+bool ends(Kind k) {
+    return k == Kind::WriteLast || k == Kind::WriteOnly || k == Kind::SendLast || k == Kind::SendOnly;
+}
+
+// A request of kind k, in sequence, at a random path MTU, every other input
+// random; a SEND or WRITE FIRST or MIDDLE carries a whole path MTU (the
+// later rules decide: pmtu_rules covers the other sizes).
 RespIn packet(Rng &r, Kind k) {
     RespIn in;
     resp_set_bits(in, r.range(0, (1u << kNumBits) - 1));
+    in.log_mtu = draw_lg(r);
     in.reth_len = len32(r);
-    in.payload_len = len16(r);
+    in.payload_len = sends_or_writes(k) && !ends(k) ? whole(in) : len16(r);
     in.write_left = len32(r);
     in.is_request = true;
     in.expected_psn = psn24(r);
@@ -251,7 +288,7 @@ UNIT_TEST(sequence) {
         in.recv_posted = false;
         for (int nak_sent = 0; nak_sent < 2; nak_sent++) {
             in.nak_sent = nak_sent;
-            expect_dup(h, in, kNak, false);   // each kind by its own rule
+            expect_dup(h, in, kNak, false);   // a FIRST or MIDDLE by the path MTU, the rest by their own rule
         }
         in.is_request = false;
         expect(h, in, kDrop);
@@ -440,12 +477,19 @@ UNIT_TEST(write_first) {
     Rng &r = h.rng();
     const int failures = rnic_check_failures();
     const uint32_t lens[] = {0, 1, 2, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu};
-    const uint16_t payloads[] = {0, 1, 0xFFFF};
     for (Kind k : {Kind::WriteFirst, Kind::WriteOnly}) {
         for (int i = 0; i < 40 && !unit_stop(failures); i++) {
             for (uint32_t len : lens) {
+                // A FIRST carries a whole path MTU (any other size is
+                // refused before this rule: pmtu_rules); an ONLY anything.
+                const unsigned lg = draw_lg(r);
+                const uint16_t mtu = static_cast<uint16_t>(mtu_bytes(lg));
+                std::vector<uint16_t> payloads = {mtu};
+                if (k == Kind::WriteOnly)
+                    payloads = {0, 1, mtu, 0xFFFF};
                 for (uint16_t pay : payloads) {
                     RespIn in = packet(r, k);
+                    in.log_mtu = lg;
                     in.reth_len = len;
                     in.payload_len = pay;
                     // Not allowed: REMOTE_ACCESS, whatever the lengths.
@@ -471,6 +515,16 @@ UNIT_TEST(write_first) {
             in.write_left = (other & 16) ? 0xFFFFFFFFu : 0;
             in.allow_write = true;
             in.reth_len = 0;
+            in.payload_len = whole(in);
+            expect_nak(h, in, kInvalid, kStOperation);
+            in.reth_len = 1;
+            expect(h, in, kRkey);   // payload against length is not this unit's check
+            in.allow_write = false;
+            expect_nak(h, in, kAccess, kStAccess);
+            if (k == Kind::WriteFirst)
+                continue;   // the rest has an ONLY without a whole path MTU
+            in.allow_write = true;
+            in.reth_len = 0;
             in.payload_len = 0;
             expect(h, in, kWriteEmpty);
             in.payload_len = 1;
@@ -478,7 +532,7 @@ UNIT_TEST(write_first) {
             in.reth_len = 1;
             expect(h, in, kRkey);
             in.payload_len = 0;
-            expect(h, in, kRkey);   // a FIRST with a length and no payload still checks the key
+            expect(h, in, kRkey);   // an ONLY with a length and no payload still checks the key
             in.allow_write = false;
             expect_nak(h, in, kAccess, kStAccess);
         }
@@ -516,50 +570,79 @@ UNIT_TEST(write_middle_last) {
     RespHarness h(seed(0x5E04));
     Rng &r = h.rng();
     const int failures = rnic_check_failures();
+    // A LAST: any payload (the path MTU rule does not judge a LAST) against
+    // what is left.
     struct Case {
         uint16_t payload;
         uint32_t left;
-        unsigned middle, last;   // the act; kNak: NAK INVALID_REQUEST
+        unsigned act;   // kNak: NAK INVALID_REQUEST
     };
-    const Case cases[] = {
-        {1, 0, kNak, kNak},                          // one more than left
-        {2, 1, kNak, kNak},
-        {0xFFFF, 0xFFFE, kNak, kNak},
-        {1, 1, kRkey, kRkey},                        // equal
-        {0xFFFF, 0xFFFF, kRkey, kRkey},
-        {1, 2, kRkey, kNak},                         // one short: a LAST that does not end it
-        {0xFFFE, 0xFFFF, kRkey, kNak},
-        {0xFFFF, 0x10000, kRkey, kNak},
-        {0xFFFF, 0x1FFFF, kRkey, kNak},              // equal in the low 16 bits
-        {0xFFFF, 0xFFFFFFFFu, kRkey, kNak},
-        {0x100, 0x10100, kRkey, kNak},
-        {0, 0, kPlaceNone, kPlaceNone},              // no payload, nothing left
-        {0, 1, kPlaceNone, kNak},                    // no payload, something left
-        {0, 0x10000, kPlaceNone, kNak},
-        {0, 0xFFFFFFFFu, kPlaceNone, kNak},
+    const Case lasts[] = {
+        {1, 0, kNak},                          // one more than left
+        {2, 1, kNak},
+        {0xFFFF, 0xFFFE, kNak},
+        {1, 1, kRkey},                         // equal
+        {0xFFFF, 0xFFFF, kRkey},
+        {1, 2, kNak},                          // one short: a LAST that does not end it
+        {0xFFFE, 0xFFFF, kNak},
+        {0xFFFF, 0x10000, kNak},
+        {0xFFFF, 0x1FFFF, kNak},               // equal in the low 16 bits
+        {0xFFFF, 0xFFFFFFFFu, kNak},
+        {0x100, 0x10100, kNak},
+        {0, 0, kPlaceNone},                    // no payload, nothing left
+        {0, 1, kNak},                          // no payload, something left
+        {0, 0x10000, kNak},
+        {0, 0xFFFFFFFFu, kNak},
     };
     for (int i = 0; i < 60 && !unit_stop(failures); i++) {
-        for (const Case &c : cases) {
-            for (Kind k : {Kind::WriteMiddle, Kind::WriteLast}) {
-                RespIn in = packet(r, k);
-                in.payload_len = c.payload;
-                in.write_left = c.left;
-                const unsigned act = k == Kind::WriteLast ? c.last : c.middle;
-                for (int allow = 0; allow < 2; allow++) {   // allow_write is a FIRST/ONLY's check only
-                    in.allow_write = allow;
-                    if (act == kNak)
-                        expect_nak(h, in, kInvalid, kStOperation);
-                    else
-                        expect(h, in, act);
-                }
+        auto check = [&h](RespIn in, unsigned act) {
+            for (int allow = 0; allow < 2; allow++) {   // allow_write is a FIRST/ONLY's check only
+                in.allow_write = allow;
+                if (act == kNak)
+                    expect_nak(h, in, kInvalid, kStOperation);
+                else
+                    expect(h, in, act);
             }
+        };
+        for (const Case &c : lasts) {
+            RespIn in = packet(r, Kind::WriteLast);
+            in.payload_len = c.payload;
+            in.write_left = c.left;
+            check(in, c.act);
+        }
+        // A MIDDLE: a whole path MTU (any other size is refused before
+        // this rule: pmtu_rules) against what is left.
+        const RespIn mid = packet(r, Kind::WriteMiddle);
+        const uint32_t m = mid.payload_len;
+        struct Left {
+            uint32_t left;
+            unsigned act;
+        };
+        const Left middles[] = {
+            {m - 1, kNak},                     // one more than left
+            {m, kRkey},                        // equal
+            {m + 1, kRkey},                    // below it
+            {0, kNak},                         // nothing left
+            {1, kNak},
+            {0x10000, kRkey},                  // 2^16 against a 16-bit payload
+            {0x10000 + m, kRkey},              // equal in the low 16 bits
+            {0xFFFFFFFFu, kRkey},
+        };
+        for (const Left &c : middles) {
+            RespIn in = packet(r, Kind::WriteMiddle);
+            in.log_mtu = mid.log_mtu;
+            in.payload_len = mid.payload_len;
+            in.write_left = c.left;
+            check(in, c.act);
         }
     }
-    // Random payloads around random amounts left.
+    // Random payloads around random amounts left (a MIDDLE's payload a
+    // whole path MTU).
     for (int i = 0; i < 3000 && !unit_stop(failures); i++) {
         const bool last = r.percent(50);
         RespIn in = packet(r, last ? Kind::WriteLast : Kind::WriteMiddle);
-        in.payload_len = static_cast<uint16_t>(r.range(1, 0xFFFF));
+        if (last)
+            in.payload_len = static_cast<uint16_t>(r.range(1, 0xFFFF));
         const uint32_t p = in.payload_len;
         switch (r.range(0, 3)) {
         case 0: in.write_left = p; break;
@@ -614,6 +697,7 @@ UNIT_TEST(other_request) {
         resp_set_bits(in, bits);
         in.is_request = true;
         in.is_write = in.is_read = in.is_send = false;
+        in.log_mtu = draw_lg(r);
         in.expected_psn = in.psn = psn24(r);
         in.reth_len = len32(r);
         in.payload_len = len16(r);
@@ -623,17 +707,147 @@ UNIT_TEST(other_request) {
     print_stats("other_request", h);
 }
 
+namespace {
+// A request of kind k (a SEND or WRITE) at path MTU 2^lg with `payload`,
+// the QP set up so that the rules after the path MTU one accept it; `act`
+// is what they answer.
+struct Accepted {
+    RespIn in;
+    unsigned act;
+};
+Accepted accepted(Rng &r, Kind k, unsigned lg, uint32_t payload) {
+    RespIn in = packet(r, k);
+    in.log_mtu = lg;
+    in.payload_len = static_cast<uint16_t>(payload);
+    unsigned act = kRkey;
+    if (in.is_write) {
+        in.allow_write = true;
+        switch (k) {
+        case Kind::WriteFirst: in.reth_len = payload + r.range(1, 1u << 20); break;   // more to come
+        case Kind::WriteOnly: in.reth_len = payload; break;
+        case Kind::WriteMiddle: in.write_left = payload + r.range(1, 1u << 20); break;
+        default: in.write_left = payload; break;                                        // LAST
+        }
+        if (payload == 0 && k != Kind::WriteFirst)
+            act = k == Kind::WriteOnly ? kWriteEmpty : kPlaceNone;
+    } else {
+        in.send_open = !in.first;
+        in.recv_posted = true;
+        act = in.recv_held ? kSendHeld : kSendFetch;
+    }
+    return Accepted{in, act};
+}
+}  // namespace
+
+UNIT_TEST(pmtu_rules) {
+    RespHarness h(seed(0x5E0D));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    const Kind not_last[] = {Kind::SendFirst, Kind::SendMiddle, Kind::WriteFirst, Kind::WriteMiddle};
+    const Kind ending[] = {Kind::SendLast, Kind::SendOnly, Kind::WriteLast, Kind::WriteOnly};
+    for (unsigned lg = kMinLogMtu; lg <= kMaxLogMtu; lg++) {
+        const uint32_t mtu = mtu_bytes(lg);
+        for (int i = 0; i < 50 && !unit_stop(failures); i++) {
+            // A FIRST or MIDDLE: exactly the path MTU goes on to the later
+            // rules; any other size is NAK INVALID_REQUEST, whatever they
+            // would have said.
+            for (Kind k : not_last) {
+                const Accepted a = accepted(r, k, lg, mtu);
+                expect(h, a.in, a.act);
+                uint32_t other = r.range(0, 0xFFFF);
+                if (other == mtu)
+                    other = mtu - 1;
+                for (uint32_t p : {mtu - 1, mtu + 1, 0u, 1u, mtu / 2, 2 * mtu, 0xFFFFu, other}) {
+                    RespIn in = accepted(r, k, lg, p).in;
+                    expect_nak(h, in, kInvalid, kStOperation);
+                    CHECK(!h.eval(in).duplicate);
+                }
+                // Another path MTU's whole packet: a peer that does not
+                // share this QP's MTU.
+                for (unsigned lg2 = kMinLogMtu; lg2 <= kMaxLogMtu; lg2++)
+                    if (lg2 != lg)
+                        expect_nak(h, accepted(r, k, lg, mtu_bytes(lg2)).in, kInvalid, kStOperation);
+            }
+            // A LAST or ONLY: any payload up to the path MTU, not refused.
+            for (Kind k : ending) {
+                for (uint32_t p : {0u, 1u, mtu - 1, mtu, r.range(0, mtu)}) {
+                    const Accepted a = accepted(r, k, lg, p);
+                    expect(h, a.in, a.act);
+                }
+            }
+            // A READ request (FIRST and LAST any; its payload none of its
+            // business): not held to the path MTU.
+            for (uint32_t p : {0u, mtu - 1, mtu + 1, r.range(0, 0xFFFF)}) {
+                RespIn in = packet(r, Kind::Read);
+                in.log_mtu = lg;
+                in.first = r.percent(50);
+                in.last = false;
+                in.payload_len = static_cast<uint16_t>(p);
+                in.allow_read = true;
+                in.reth_len = r.range(1, 0xFFFFFFFFu);
+                expect(h, in, kRkey);
+                in.last = true;
+                expect(h, in, kRkey);
+            }
+            // The sequence rules first: a wrong-size FIRST or MIDDLE resent
+            // is not checked again (ACK_DUP, or DROP), one from the future
+            // gets the sequence NAK (DROP once sent), one that is no
+            // request is dropped.
+            for (Kind k : not_last) {
+                RespIn in = accepted(r, k, lg, r.percent(50) ? mtu - 1 : mtu + 1).in;
+                RespIn d = at(in, behind(r));
+                d.ack_req = true;
+                expect_dup(h, d, kAckDup, true);
+                d.ack_req = false;
+                expect_dup(h, d, kDrop, true);
+                RespIn f = at(in, ahead(r));
+                f.nak_sent = false;
+                expect_dup(h, f, kNakSeq, false);
+                f.nak_sent = true;
+                expect_dup(h, f, kDrop, false);
+                in.is_request = false;
+                expect(h, in, kDrop);
+            }
+            // Before the later rules, each of which would answer otherwise.
+            const uint32_t bad = r.percent(50) ? mtu - 1 : mtu + 1;
+            RespIn in = accepted(r, Kind::WriteFirst, lg, bad).in;
+            in.allow_write = false;                          // not REMOTE_ACCESS
+            expect_nak(h, in, kInvalid, kStOperation);
+            in = accepted(r, Kind::WriteFirst, lg, 0).in;
+            in.reth_len = 0;                                 // not WRITE_EMPTY
+            expect_nak(h, in, kInvalid, kStOperation);
+            in = accepted(r, Kind::WriteMiddle, lg, 0).in;   // not PLACE_NONE
+            expect_nak(h, in, kInvalid, kStOperation);
+            in = accepted(r, Kind::WriteMiddle, lg, bad).in;
+            in.write_left = bad;                             // not RKEY: no more than is left
+            expect_nak(h, in, kInvalid, kStOperation);
+            for (Kind k : {Kind::SendFirst, Kind::SendMiddle}) {
+                in = accepted(r, k, lg, bad).in;
+                in.recv_posted = false;                      // not NAK_RNR
+                expect_nak(h, in, kInvalid, kStOperation);
+            }
+        }
+    }
+    print_stats("pmtu_rules", h);
+    CHECK(h.why(RespWhy::NotWholeMtu) > 5000);
+}
+
 UNIT_TEST(priority) {
     RespHarness h(seed(0x5E07));
     Rng &r = h.rng();
     const int failures = rnic_check_failures();
     for (int i = 0; i < 200 && !unit_stop(failures); i++) {
-        // WRITE FIRST/ONLY not allowed and length 0 (with or without
-        // payload): REMOTE_ACCESS, not INVALID_REQUEST or WRITE_EMPTY.
+        // WRITE FIRST/ONLY not allowed and length 0 (with or, an ONLY,
+        // without payload: a FIRST without its path MTU is refused before,
+        // pmtu_rules): REMOTE_ACCESS, not INVALID_REQUEST or WRITE_EMPTY.
         for (Kind k : {Kind::WriteFirst, Kind::WriteOnly}) {
             RespIn in = packet(r, k);
             in.allow_write = false;
             in.reth_len = 0;
+            in.payload_len = whole(in);
+            expect_nak(h, in, kAccess, kStAccess);
+            if (k == Kind::WriteFirst)
+                continue;
             in.payload_len = 1;
             expect_nak(h, in, kAccess, kStAccess);
             in.payload_len = 0;
@@ -695,16 +909,21 @@ UNIT_TEST(priority) {
         in.payload_len = 1;
         in.write_left = 0;
         expect(h, in, kReadEmpty);
-        // WRITE MIDDLE/LAST over SEND: PLACE_NONE with no RECV and the SEND out of order.
-        in = packet(r, Kind::WriteMiddle);
+        // WRITE MIDDLE/LAST over SEND: PLACE_NONE with no RECV and the SEND
+        // out of order (a LAST: a MIDDLE without payload is not its path
+        // MTU, refused before).
+        in = packet(r, Kind::WriteLast);
         in.is_send = true;
         in.payload_len = 0;
+        in.write_left = 0;
         in.send_open = false;
         in.recv_posted = false;
         expect(h, in, kPlaceNone);
-        // READ over SEND.
+        // READ over SEND (with a whole path MTU, which the path MTU rule asks
+        // of a packet flagged SEND and not last).
         in = packet(r, Kind::Read);
         in.is_send = true;
+        in.payload_len = whole(in);
         in.allow_read = true;
         in.reth_len = r.range(1, 0xFFFFFFFFu);
         in.recv_posted = false;
@@ -715,32 +934,45 @@ UNIT_TEST(priority) {
 
 UNIT_TEST(exhaustive) {
     RespHarness h(seed(0x5E08));
-    struct Triple {
+    struct Row {
         uint32_t reth_len;
         uint16_t payload_len;
         uint32_t write_left;
+        unsigned log_mtu;
     };
-    const Triple triples[] = {
-        {0, 0, 0},
-        {0, 1, 0},                         // length 0 with payload; payload one more than left
-        {0, 1, 1},                         // payload equal to left
-        {0, 0xFFFF, 0xFFFFFFFFu},          // length 0 with the most payload; left far more
-        {1, 0, 1},                         // no payload, one byte left
-        {1, 1, 1},
-        {1, 2, 1},                         // one more than left
-        {1, 1, 2},                         // one short
-        {2, 1, 0},
-        {0x10000, 0, 0x10000},             // low 16 bits 0: not length 0, not nothing left
-        {0x10000, 0xFFFF, 0x10000},        // one short at the 16-bit edge
-        {0xFFFF, 0xFFFF, 0xFFFF},          // equal at the most payload
-        {0xFFFFFFFFu, 0xFFFF, 0xFFFE},     // one more
-        {0xFFFFFFFFu, 0xFFFF, 0x1FFFF},    // equal in the low 16 bits only
-        {0xFFFFFFFFu, 0, 0xFFFFFFFFu},
-        {0x80000000u, 0xFFFF, 0xFFFFFFFFu},
+    const unsigned M = kMaxLogMtu;
+    const Row rows[] = {
+        {0, 0, 0, M},
+        {0, 1, 0, M},                         // length 0 with payload; payload one more than left
+        {0, 1, 1, M},                         // payload equal to left
+        {0, 0xFFFF, 0xFFFFFFFFu, M},          // length 0 with the most payload; left far more
+        {1, 0, 1, M},                         // no payload, one byte left
+        {1, 1, 1, M},
+        {1, 2, 1, M},                         // one more than left
+        {1, 1, 2, M},                         // one short
+        {2, 1, 0, M},
+        {0x10000, 0, 0x10000, M},             // low 16 bits 0: not length 0, not nothing left
+        {0x10000, 0xFFFF, 0x10000, M},        // one short at the 16-bit edge
+        {0xFFFF, 0xFFFF, 0xFFFF, M},          // equal at the most payload
+        {0xFFFFFFFFu, 0xFFFF, 0xFFFE, M},     // one more
+        {0xFFFFFFFFu, 0xFFFF, 0x1FFFF, M},    // equal in the low 16 bits only
+        {0xFFFFFFFFu, 0, 0xFFFFFFFFu, M},
+        {0x80000000u, 0xFFFF, 0xFFFFFFFFu, M},
+        // A whole path MTU (a FIRST or MIDDLE passes the path MTU rule) and
+        // a byte either side of it, at each path MTU.
+        {0x100, 0x100, 0x100, 8},             // the MTU, equal to left
+        {0, 0x100, 0, 8},                     // the MTU, length 0 with payload, more than left
+        {0x100, 0xFF, 0x100, 8},              // one short of the MTU (and of left)
+        {0x200, 0x200, 0x201, 9},             // the MTU, one short of left
+        {0x400, 0x400, 0x3FF, 10},            // the MTU, one more than left
+        {0x800, 0x801, 0x801, 11},            // one over the MTU, equal to left
+        {0x1000, 0x1000, 0xFFFFFFFFu, M},     // the MTU, left far more
+        {0x1000, 0x1000, 0x1000, M},          // the MTU, equal to left
+        {0x2000, 0x1000, 0x2000, 11},         // another path MTU's size, half left
     };
     const int failures = rnic_check_failures();
-    unsigned triples_done = 0;
-    for (const Triple &t : triples) {
+    unsigned rows_done = 0;
+    for (const Row &t : rows) {
         if (unit_stop(failures))
             break;
         for (unsigned bits = 0; bits < (1u << kNumBits); bits++) {
@@ -751,16 +983,17 @@ UNIT_TEST(exhaustive) {
                     in.reth_len = t.reth_len;
                     in.payload_len = t.payload_len;
                     in.write_left = t.write_left;
+                    in.log_mtu = t.log_mtu;
                     in.expected_psn = e;
                     h.eval(at(in, d));
                 }
             }
         }
-        ++triples_done;
+        ++rows_done;
     }
     print_stats("exhaustive", h);
-    CHECK_EQ(triples_done, sizeof triples / sizeof triples[0]);
-    CHECK_EQ(h.stats().evals, 6 * ((sizeof triples / sizeof triples[0]) << kNumBits));
+    CHECK_EQ(rows_done, sizeof rows / sizeof rows[0]);
+    CHECK_EQ(h.stats().evals, 6 * ((sizeof rows / sizeof rows[0]) << kNumBits));
     check_reached(h, 16);
 }
 
@@ -777,6 +1010,7 @@ UNIT_TEST(random_run) {
             in.reth_len = r.u32();
             in.payload_len = static_cast<uint16_t>(r.u32());
             in.write_left = r.u32();
+            in.log_mtu = draw_lg(r);
             in.expected_psn = psn24(r);
             in.psn = psn24(r);
         } else {
@@ -795,13 +1029,25 @@ UNIT_TEST(random_run) {
                 in.send_open = !in.first;   // in order
             if (r.percent(30))
                 in.reth_len = 0;
+            // Payloads: packet()'s (a FIRST or MIDDLE a whole path MTU), or,
+            // whatever the kind, the path MTU or a byte off it.
+            switch (r.range(0, 9)) {
+            case 0: in.payload_len = whole(in); break;
+            case 1: in.payload_len = static_cast<uint16_t>(whole(in) - 1); break;
+            case 2: in.payload_len = static_cast<uint16_t>(whole(in) + 1); break;
+            default: break;
+            }
             const uint32_t p = in.payload_len;
             switch (r.range(0, 7)) {
             case 0: case 1: in.write_left = p; break;
             case 2: in.write_left = p + 1; break;
             case 3: in.write_left = p ? p - 1 : 0; break;
             case 4: in.write_left = p + r.range(2, 1u << 20); break;
-            case 5: in.payload_len = 0; break;
+            case 5:
+                in.payload_len = 0;
+                if (r.percent(50))
+                    in.write_left = 0;   // a LAST that ends the message: PLACE_NONE
+                break;
             default: break;
             }
         }

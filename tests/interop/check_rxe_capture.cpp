@@ -28,10 +28,10 @@
 //       requester has sent) must COMPLETE it, and, ACKs being cumulative,
 //       every following WQE it reaches, the way the engine asks again; a
 //       READ response in order by InfiniBand's rule (the PSN after the
-//       previous response) must be DATA when its payload is the RTL's MTU
-//       (RNIC_MTU). With a smaller path MTU the refusals are counted and
-//       reported as the mismatch they are (the RTL counts one response PSN
-//       per RNIC_MTU bytes); NAKs are listed with what they would do (the
+//       previous response) must be DATA, at the capture's path MTU (the
+//       payload of its FIRST and MIDDLE packets, which carry exactly that;
+//       the unit's log_mtu port is given it, as rnic_qp_config gives it a
+//       QP's QP_PATH); NAKs are listed with what they would do (the
 //       WQEs they complete, then RETRY, RNR or FAIL with its status), and
 //       the other packets with the act the unit gave them.
 //   (d) rnic_hdr_build  the headers our transmit side would write for the
@@ -660,12 +660,19 @@ int main(int argc, char **argv) {
 
     // ---- (c) rnic_comp_check, in capture order
     std::unique_ptr<Vrnic_comp_check> cc(new Vrnic_comp_check(ctx.get()));
-    unsigned pmtu_resp = 0;   // the largest READ response payload seen: the path MTU
+    // The path MTU: what a FIRST or MIDDLE packet of any message carries
+    // (SEND 0x00/0x01, WRITE 0x06/0x07, READ response 0x0D/0x0E); the
+    // RTL's largest when every message fit one packet.
+    unsigned pmtu = 0;
     for (const auto &fr : roce) {
-        const Ref &r = fr.second;
-        if (is_read_response(r.opcode)) pmtu_resp = std::max(pmtu_resp, r.payload_len);
+        const uint8_t op = fr.second.opcode;
+        if (op == 0x00 || op == 0x01 || op == 0x06 || op == 0x07 || op == 0x0D || op == 0x0E)
+            pmtu = std::max(pmtu, fr.second.payload_len);
     }
-    const bool our_mtu = pmtu_resp == RNIC_MTU;
+    if (!pmtu) pmtu = RNIC_MTU;
+    unsigned log_mtu = 8;
+    while (log_mtu < 12 && (1u << log_mtu) < pmtu) log_mtu++;
+    std::printf("path MTU of the capture: %u bytes (log_mtu %u)\n", pmtu, log_mtu);
     for (const auto &fr : roce) {
         const Frame &f = *fr.first;
         const Ref &r = fr.second;
@@ -689,7 +696,6 @@ int main(int argc, char **argv) {
             fl.max_req_payload = std::max(fl.max_req_payload, r.payload_len);
             (r.ack_req ? fl.ackreq_on : fl.no_ackreq_on)[r.op.name]++;
             {
-                const uint32_t pmtu = pmtu_resp ? pmtu_resp : RNIC_MTU;
                 const uint32_t used = r.opcode == 0x0C && r.dma_len ? (r.dma_len + pmtu - 1) / pmtu : 1;
                 const uint32_t next = psn_add(r.psn, used);
                 if (fl.packets == 1 || psn_older(fl.sq_psn, next)) fl.sq_psn = next;
@@ -713,10 +719,9 @@ int main(int argc, char **argv) {
             }
             if (r.opcode == 0x0C) {
                 fl.reads++;
-                const uint32_t pmtu = pmtu_resp ? pmtu_resp : RNIC_MTU;
                 fl.read_ranges.emplace_back(r.psn, psn_add(r.psn, r.dma_len ? (r.dma_len + pmtu - 1) / pmtu - 1 : 0));
-                // Our requester's count of response PSNs: one per RNIC_MTU.
-                const uint32_t pkts = r.dma_len == 0 ? 1 : (r.dma_len + RNIC_MTU - 1) / RNIC_MTU;
+                // Our requester's count of response PSNs: one per path MTU.
+                const uint32_t pkts = r.dma_len == 0 ? 1 : (r.dma_len + pmtu - 1) / pmtu;
                 fl.inflight.push_back(Flow::Wqe{static_cast<uint8_t>(RNIC_OP_RDMA_READ), r.psn,
                                                 psn_add(r.psn, pkts - 1), r.dma_len, 0, f.no, r.psn});
             }
@@ -755,6 +760,7 @@ int main(int argc, char **argv) {
             c.sq_psn = fl.sq_psn;
             c.retrying = 0;     // this requester never resends: rxe's resends are in the capture
             c.acked_psn = 0;    // read only while retrying
+            c.log_mtu = log_mtu;
             c.eval();
             return c.act;
         };
@@ -826,7 +832,7 @@ int main(int argc, char **argv) {
             continue;
         }
         // A READ response. In rxe's sequence the next one for the oldest
-        // READ carries w->next; rnic_comp_check wants first + got / RNIC_MTU.
+        // READ carries w->next; rnic_comp_check wants first + got / path MTU.
         const bool for_read = w && w->op == RNIC_OP_RDMA_READ;
         const uint32_t iba_next = for_read ? w->next : 0;
         const uint8_t act = ask();
@@ -850,10 +856,11 @@ int main(int argc, char **argv) {
                 char b[220];
                 std::snprintf(b, sizeof b, "frame %u: %s PSN 0x%06x (%u bytes) after %u bytes taken: %s; RTL wants "
                               "PSN 0x%06x = 0x%06x + %u / %u", f.no, r.op.name, r.psn, r.payload_len, w->got,
-                              comp_act_name(act), psn_add(w->first, w->got / RNIC_MTU), w->first, w->got, RNIC_MTU);
+                              comp_act_name(act), psn_add(w->first, w->got >> log_mtu), w->first, w->got,
+                              1u << log_mtu);
                 fl.cc_first_bad = b;
             }
-            CHECK(!our_mtu);   // with the RTL's path MTU an in-order response must be taken
+            CHECK(act == COMP_ACT_DATA);   // at the QP's path MTU an in-order response must be taken
         } else if (for_read && psn_older(r.psn, iba_next)) {
             fl.cc_resp_dup++;   // rxe answering a retried READ again: dropped by design
         } else {
@@ -881,9 +888,8 @@ int main(int argc, char **argv) {
                     acts.empty() ? "-" : acts.c_str(), fl.cc_first_bad.empty() ? "-" : fl.cc_first_bad.c_str());
     }
     if (refused)
-        std::printf("\nMISMATCH: READ responses of %u bytes (the path MTU), the RTL's MTU %u: rnic_comp_check counts one "
-                    "response PSN per %u bytes and refused %u responses that were in order\n", pmtu_resp, RNIC_MTU,
-                    RNIC_MTU, refused);
+        std::printf("\nMISMATCH: at a path MTU of %u bytes rnic_comp_check refused %u READ responses that were in order\n",
+                    pmtu, refused);
 
     // ---- (d) rnic_hdr_build for the same packets
     std::unique_ptr<Vrnic_hdr_build> hb(new Vrnic_hdr_build(ctx.get()));

@@ -177,12 +177,19 @@ void peer_nic_close(struct peer_nic *n) {
 
 int peer_nic_connect(struct peer_nic *n, const char *prog, uint32_t qpn, uint32_t my_psn, uint32_t peer_psn,
                      const uint8_t gid[16], const uint8_t mac[6], unsigned max_rd) {
-    struct rnic_qp_remote rem = {.qpn = qpn, .sq_psn = my_psn, .rq_psn = peer_psn, .max_rd = (uint8_t)max_rd};
+    struct rnic_qp_remote rem = {
+        .qpn = qpn, .sq_psn = my_psn, .rq_psn = peer_psn, .max_rd = (uint8_t)max_rd, .path_mtu = n->path_mtu};
     if (!peer_gid_ipv4(gid, &rem.ipv4))
         return peer_fail(prog, "the peer's GID is not IPv4-mapped: give it the index of its IPv4 GID");
     memcpy(rem.mac, mac, 6);
     int r = rnic_qp_connect(n->qp, &rem);
     return r == RNIC_OK ? 0 : peer_fail(prog, "rnic_qp_connect: %s", rnic_strerror(r));
+}
+
+unsigned peer_mtu_code(unsigned bytes) {
+    for (unsigned code = 1; code <= 5; code++)
+        if (bytes == 128u << code) return code;
+    return 0;
 }
 
 int peer_nic_next_wc(struct peer_nic *n, const char *prog, struct rnic_wc *wc, double deadline) {

@@ -37,6 +37,10 @@ bool peer_write_all(int fd, const void *p, size_t n);
 int peer_tcp_hello(const char *host, unsigned port, const void *hello, size_t n, void *reply, size_t m,
                    double deadline);
 
+/* A path MTU in bytes as verbs' enum ibv_mtu numbers it (InfiniBand's
+ * code: 1 is 256 bytes, 5 is 4096), or 0 for a size that is not one. */
+unsigned peer_mtu_code(unsigned bytes);
+
 /* GIDs: this NIC speaks RoCEv2 over IPv4, so its GID is ::ffff:a.b.c.d. */
 void peer_gid_of_ipv4(uint32_t ipv4, uint8_t gid[16]);
 /* The IPv4 address of an IPv4-mapped GID; false for any other GID. */
@@ -56,6 +60,9 @@ struct peer_nic {
     size_t bytes;
     uint32_t lkey, rkey;
     uint32_t drops0; /* RX_DROPS when opened */
+    /* The path MTU peer_nic_connect gives the QP, in bytes (0, as opened:
+     * the NIC's largest). Both ends must cut messages alike. */
+    uint32_t path_mtu;
 };
 /* 0, or 1 after saying why (everything opened is closed again). */
 int peer_nic_open(struct peer_nic *n, const char *prog, const char *dev, size_t bytes, unsigned sq, unsigned rq,

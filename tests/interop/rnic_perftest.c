@@ -3,11 +3,11 @@
  * NIC through its driver, so that the stock tool on a Linux soft-RoCE
  * (rxe) device is the peer, either way round:
  *
- *   (peer)  ib_write_bw -d rxe0 -x 1 -m 4096 -s SIZE -n ITERS -F   (or ib_read_bw)
+ *   (peer)  ib_write_bw -d rxe0 -x 1 -s SIZE -n ITERS -F   (or ib_read_bw)
  *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS HOST
  *
  *   (here)  rnic_perftest --verb write|read --peer-mac MAC -s SIZE -n ITERS
- *   (peer)  ib_write_bw -d rxe0 -x 1 -m 4096 -s SIZE -n ITERS -F HOST
+ *   (peer)  ib_write_bw -d rxe0 -x 1 -s SIZE -n ITERS -F HOST
  *
  * and the client of ib_read_lat (--verb read --lat: one READ at a time,
  * each one's latency from the doorbell to the completion) and of
@@ -26,9 +26,9 @@
  *   2. 4 bytes, big-endian: 4096 (the page size: what the stock tools send);
  *   3. 4 bytes, big-endian: 64 (the cache line size, likewise);
  *   4. 2 bytes: the path MTU as ibv_mtu's number in decimal and a NUL ("3"
- *      is 1024, "5" 4096); both sides take the smaller. This NIC's is 4096
- *      only, so the server must say "5" (its -m 4096, and the VM's eth0 MTU
- *      at least 4096 + 78: perftest takes 1024 on RoCE otherwise);
+ *      is 1024, "5" 4096); both sides take the smaller. This side offers
+ *      its -m, or the NIC's 4096; perftest on rxe offers its port's active
+ *      MTU (1024 on a 1,500-byte Ethernet) unless given -m;
  *   5. the QP's address, 108 bytes, NUL-terminated:
  *      LLLL:OOOO:QQQQQQ:PPPPPP:RRRRRRRR:VVVVVVVVVVVVVVVV: then the GID as 16
  *      "xx:" bytes, then SSSSSSSS: (LID, READs it takes in, QPN, first PSN,
@@ -79,6 +79,7 @@
 struct opts {
     const char *host, *dev; /* host NULL: the server */
     unsigned port, size, iters, timeout_s;
+    unsigned mtu; /* path MTU offered, bytes; 0: the NIC's */
     bool read; /* ib_read_bw; else ib_write_bw */
     bool lat;  /* ib_read_lat */
     uint8_t peer_mac[6];
@@ -98,6 +99,7 @@ static void usage(void) {
                     "  -d NAME      this project's NIC (rnic0)\n"
                     "  -s BYTES     message size, at most the server's -s (65536)\n"
                     "  -n N         iterations (5)\n"
+                    "  -m BYTES     path MTU offered (the NIC's, 4096); the smaller of the two sides' is used\n"
                     "  --lat        ib_read_lat's or ib_write_lat's client (with HOST)\n"
                     "  --psn N      the first PSN sent (default: random)\n"
                     "  -T S         give up after S wall seconds (120)\n");
@@ -129,6 +131,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             ok = peer_parse_uint(v, 1u << 30, &o->size) && o->size > 0;
         else if (!strcmp(a, "-n"))
             ok = peer_parse_uint(v, 1u << 20, &o->iters) && o->iters > 0;
+        else if (!strcmp(a, "-m"))
+            ok = peer_parse_uint(v, 4096, &o->mtu) && peer_mtu_code(o->mtu);
         else if (!strcmp(a, "-T"))
             ok = peer_parse_uint(v, 86400, &o->timeout_s) && o->timeout_s > 0;
         else if (!strcmp(a, "--peer-mac"))
@@ -388,7 +392,8 @@ static int run(const struct opts *o) {
     char ver[VERSION_BYTES] = "6.06", their_ver[VERSION_BYTES + 1] = {0};
     const uint8_t page[4] = {0, 0, 0x10, 0}, line[4] = {0, 0, 0, 64}; /* 4096 and 64, big-endian */
     uint8_t their_page[4], their_line[4];
-    char mtu[2] = "5", their_mtu[2] = {0}; /* IBV_MTU_4096 */
+    const unsigned my_code = peer_mtu_code(o->mtu && o->mtu < n.info.mtu ? o->mtu : n.info.mtu);
+    char mtu[2] = {(char)('0' + my_code), 0}, their_mtu[2] = {0};
     char msg[ADDR_MSG_BYTES], got[ADDR_MSG_BYTES];
     format_addr(&me, msg);
 
@@ -406,10 +411,12 @@ static int run(const struct opts *o) {
         peer_fail(PROG, "the peer ended the exchange early (version \"%s\")", their_ver);
         goto out;
     }
-    if (memcmp(their_mtu, mtu, 2) != 0) {
-        peer_fail(PROG, "the peer's path MTU is ibv_mtu %.1s (5 is 4096, this NIC's): give it -m 4096", their_mtu);
+    /* Both sides take the smaller path MTU. */
+    if (their_mtu[0] < '1' || their_mtu[0] > '5' || their_mtu[1] != 0) {
+        peer_fail(PROG, "the peer's path MTU is not an ibv_mtu from 1 to 5: \"%.2s\"", their_mtu);
         goto out;
     }
+    n.path_mtu = 128u << ((unsigned)(their_mtu[0] - '0') < my_code ? (unsigned)(their_mtu[0] - '0') : my_code);
     if (!parse_addr(got, &srv)) {
         peer_fail(PROG, "the peer's address message is malformed: %.108s", got);
         goto out;

@@ -3,11 +3,11 @@
  * through its driver, so that the stock tool on a Linux soft-RoCE (rxe)
  * device is the peer, either way round:
  *
- *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -m 4096 -s SIZE -n ITERS
+ *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -s SIZE -n ITERS
  *   (here)  rnic_rc_pingpong --peer-mac MAC -s SIZE -n ITERS HOST
  *
  *   (here)  rnic_rc_pingpong --peer-mac MAC -s SIZE -n ITERS
- *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -m 4096 -s SIZE -n ITERS HOST
+ *   (peer)  ibv_rc_pingpong -d rxe0 -g 1 -s SIZE -n ITERS HOST
  *
  * The out-of-band exchange is the tool's (rdma-core's rc_pingpong.c): a TCP
  * connection to HOST:port (18515; the server here listens on 127.0.0.1,
@@ -69,14 +69,14 @@ static void usage(void) {
             "  -d, --ib-dev=NAME     this project's NIC (rnic0)\n"
             "  -s, --size=BYTES      message size, as the peer's -s (4096)\n"
             "  -n, --iters=N         ping-pongs, as the peer's -n (1000)\n"
-            "  -m, --mtu=BYTES       path MTU, as the peer's -m: must be this NIC's (4096)\n"
+            "  -m, --mtu=BYTES       path MTU, as the peer's -m (1024, the stock tool's too)\n"
             "      --peer-mac=MAC    the peer's Ethernet address (required)\n"
             "      --psn=N           the first PSN sent (default: random)\n"
             "  -T, --timeout=S       give up after S wall seconds (120)\n");
 }
 
 static int parse_args(int argc, char **argv, struct opts *o) {
-    *o = (struct opts){.dev = "rnic0", .port = 18515, .size = 4096, .iters = 1000, .mtu = 4096,
+    *o = (struct opts){.dev = "rnic0", .port = 18515, .size = 4096, .iters = 1000, .mtu = 1024,
                        .timeout_s = 120, .psn = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -295,10 +295,12 @@ static int run(const struct opts *o) {
         return 1;
     }
     int rc = 1;
-    if (o->mtu != n.info.mtu) {
-        peer_fail(PROG, "path MTU %u asked; this NIC's is %u (the peer needs -m %u)", o->mtu, n.info.mtu, n.info.mtu);
+    /* ibv_rc_pingpong exchanges no MTU: each side is told the same -m. */
+    if (!peer_mtu_code(o->mtu) || o->mtu > n.info.mtu) {
+        peer_fail(PROG, "path MTU %u: 256, 512, 1024, 2048 or 4096, at most this NIC's %u", o->mtu, n.info.mtu);
         goto out;
     }
+    n.path_mtu = o->mtu;
     for (unsigned s = 0; s < RQ_DEPTH; s++)
         if (post_recv_slot(&n, o->size, s)) goto out;
 

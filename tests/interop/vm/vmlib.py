@@ -41,12 +41,14 @@ GUEST_COUNTERS_FN = ("d() { for f in /sys/class/infiniband/rxe0/ports/1/hw_count
                      "echo INTEROP-COUNTER ${f##*/} $(cat $f); done; }; ")
 
 
-def build_initramfs(build, who):
-    """Runs build-initramfs BUILD: 0 when the kernel and initramfs are
+def build_initramfs(build, who, extra_bins=()):
+    """Runs build-initramfs BUILD, with the programs of this machine
+    `extra_bins` in its /usr/bin: 0 when the kernel and initramfs are
     there; 77 after printing its SKIP: line (no packages, no mirror); 1
     after printing its output and a FAIL line naming `who`."""
     t0 = time.monotonic()
-    r = subprocess.run([os.path.join(HERE, "build-initramfs"), build],
+    extra = [a for p in extra_bins for a in ("--extra-bin", p)]
+    r = subprocess.run([os.path.join(HERE, "build-initramfs")] + extra + [build],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode == 77:
         print(next((l for l in r.stdout.splitlines() if l.startswith("SKIP:")),

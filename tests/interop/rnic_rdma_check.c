@@ -8,9 +8,10 @@
  *   (here)  rnic_rdma_check --peer-mac MAC -p PORT -s SIZES -n ITERS HOST
  *
  * perftest's buffers are random and its QPs take one kind of RDMA only, so
- * nobody looks at where this NIC's WRITEs land, nor at every byte rxe's
- * READs of this NIC's memory bring. Here, for each size (-s, a comma
- * list) ITERS times (-n), each time with other seeds and another offset:
+ * nobody looks at where one side's WRITEs land in the other's memory, nor
+ * at every byte a READ brings. Here, each of the four ways (this NIC or rxe
+ * the requester, of a WRITE or a READ), for each size (-s, a comma list)
+ * ITERS times (-n), each time with other seeds and another offset:
  *
  *   1. this NIC RDMA WRITEs SIZE bytes of peer_pattern(seed) to the
  *      server's VA+OFF and, once that has completed, sends
@@ -21,16 +22,30 @@
  *      elsewhere) and "read SIZE OFF SEED2" goes out: the server RDMA
  *      READs the range from here and answers "ok" when every byte it got is
  *      the pattern; then every byte here must be as it was (a READ changes
- *      nothing at the responder).
+ *      nothing at the responder);
+ *   3. this NIC's buffer gets the guard in every byte and "write SIZE OFF
+ *      SEED3" goes out: the server RDMA WRITEs SIZE bytes of
+ *      peer_pattern(seed3) to VA+OFF here and answers "ok" once that has
+ *      completed; then every byte here must be the pattern in [OFF,
+ *      OFF+SIZE) and the guard elsewhere;
+ *   4. "fill SIZE OFF SEED4" has the server put peer_pattern(seed4) at OFF
+ *      of its buffer (its guard elsewhere); this NIC's buffer gets the guard
+ *      in every byte, and it RDMA READs SIZE bytes of the server's VA+OFF
+ *      into it at OFF: once that has completed, every byte here must be the
+ *      pattern in the range and the guard elsewhere; then "unchanged SIZE
+ *      OFF SEED4": the server answers "ok" when its buffer is still as fill
+ *      left it (a READ changes nothing at the responder).
  *
  * OFF starts at 3 and moves on by a page and 3 bytes from one iteration to
  * the next (modulo the room both buffers leave), so that neither side's DMA
- * starts aligned and ranges cross page boundaries. The address lines and the commands are in peer_pattern.h and
- * rxe_rdma_check.c. The side channel is a TCP connection to HOST:PORT,
- * which QEMU's user network forwards to the VM.
+ * starts aligned and ranges cross page boundaries. The address lines and
+ * the commands are in peer_pattern.h and rxe_rdma_check.c. The side channel
+ * is a TCP connection to HOST:PORT, which QEMU's user network forwards to
+ * the VM.
  *
- * Prints one line per WRITE and READ (wall time), then a summary and the
- * NIC's cycles. Exit 0 when everything passed, 1 on any failure.
+ * Prints one line per iteration (each of the four ways' wall time), then a
+ * summary and the NIC's cycles. Exit 0 when everything passed, 1 on any
+ * failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -153,8 +168,8 @@ static int ask(int fd, const char *cmd, double deadline) {
 
 /* ---- the checks ---- */
 
-/* What this NIC's buffer holds around a READ: the pattern of `seed` in
- * [off, off + size), the guard elsewhere. */
+/* What this NIC's buffer holds around a READ (either way) and after rxe's
+ * WRITE: the pattern of `seed` in [off, off + size), the guard elsewhere. */
 static uint8_t lent_byte(size_t i, size_t off, size_t size, uint32_t seed) {
     return i >= off && i - off < size ? peer_pattern(seed, (uint32_t)(i - off)) : (uint8_t)GUARD;
 }
@@ -192,11 +207,56 @@ static int read_step(struct peer_nic *n, int fd, size_t size, size_t off, uint32
     return 0;
 }
 
+/* The first byte of this NIC's buffer that is not the pattern of `seed`
+ * in [off, off + size) and the guard elsewhere: 0 when there is none, else
+ * 1 after saying which (`what` names the step). */
+static int check_mine(const struct peer_nic *n, size_t off, size_t size, uint32_t seed, const char *what) {
+    for (size_t i = 0; i < n->bytes; i++)
+        if (n->mem[i] != lent_byte(i, off, size, seed))
+            return peer_fail(PROG, "%s of %zu bytes at +%zu: byte %zu here is 0x%02x, not 0x%02x (%s)", what, size,
+                             off, i, n->mem[i], lent_byte(i, off, size, seed),
+                             i >= off && i - off < size ? "the pattern" : "the guard");
+    return 0;
+}
+
+/* 3: the server WRITEs the pattern of `seed` to this NIC's VA+off; then
+ * every byte here is checked. */
+static int rxe_write_step(struct peer_nic *n, int fd, size_t size, size_t off, uint32_t seed, double deadline) {
+    memset(n->mem, GUARD, n->bytes);
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "write %zu %zu %" PRIu32 "\n", size, off, seed);
+    if (ask(fd, cmd, deadline)) return 1;
+    return check_mine(n, off, size, seed, "the server's WRITE");
+}
+
+/* 4: the server lays out the pattern of `seed` at off and this NIC READs
+ * it into its buffer at off; every byte here is checked, then the server
+ * checks that its own are as they were. */
+static int read_step_here(struct peer_nic *n, int fd, const struct peer_check_addr *srv, size_t size, size_t off,
+                          uint32_t seed, double deadline) {
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "fill %zu %zu %" PRIu32 "\n", size, off, seed);
+    if (ask(fd, cmd, deadline)) return 1;
+    memset(n->mem, GUARD, n->bytes);
+    struct rnic_sge s = {(uint64_t)(uintptr_t)(n->mem + off), (uint32_t)size, n->lkey};
+    struct rnic_send_wr w = {.wr_id = seed, .opcode = RNIC_OP_RDMA_READ, .flags = RNIC_WQE_FLAG_SIGNALED,
+                             .num_sge = 1, .sg = &s, .remote_addr = srv->va + off, .rkey = srv->rkey};
+    int r = rnic_post_send(n->qp, &w);
+    if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
+    struct rnic_wc wc;
+    if (peer_nic_next_wc(n, PROG, &wc, deadline)) return 1;
+    if (wc.status != RNIC_CQE_STATUS_SUCCESS || wc.wr_id != seed)
+        return peer_fail(PROG, "READ of %zu bytes: completion %" PRIu64 ", status %u", size, wc.wr_id, wc.status);
+    if (check_mine(n, off, size, seed, "this NIC's READ")) return 1;
+    snprintf(cmd, sizeof(cmd), "unchanged %zu %zu %" PRIu32 "\n", size, off, seed);
+    return ask(fd, cmd, deadline);
+}
+
 /* Iteration k's offset: unaligned, a page and 3 bytes further each time,
  * inside the room both buffers leave past `size`. */
 static size_t offset_of(unsigned k, size_t room) { return ((size_t)k * 4099u + 3u) % (room + 1); }
 
-/* Every size, ITERS times: a WRITE and a READ each. */
+/* Every size, ITERS times: a WRITE and a READ each way. */
 static int check_all(struct peer_nic *n, int fd, const struct opts *o, const struct peer_check_addr *srv,
                      double deadline, unsigned long long *bytes) {
     size_t common = n->bytes < srv->len ? n->bytes : srv->len;
@@ -205,14 +265,21 @@ static int check_all(struct peer_nic *n, int fd, const struct opts *o, const str
         size_t size = o->sizes[s];
         if (size > common)
             return peer_fail(PROG, "%zu bytes do not fit in the server's buffer (%" PRIu32 ")", size, srv->len);
-        for (unsigned k = 0; k < o->iters; k++, seed += 2) {
+        for (unsigned k = 0; k < o->iters; k++, seed += 4) {
             size_t off = offset_of(k, common - size);
-            double t0 = peer_wall_now();
+            double t[5];
+            t[0] = peer_wall_now();
             if (write_step(n, fd, srv, size, off, seed, deadline)) return 1;
-            double t1 = peer_wall_now();
+            t[1] = peer_wall_now();
             if (read_step(n, fd, size, off, seed + 1, deadline)) return 1;
-            printf(PROG ": %zu bytes at +%zu: WRITE ok (%.2f s), rxe's READ ok (%.2f s)\n", size, off, t1 - t0,
-                   peer_wall_now() - t1);
+            t[2] = peer_wall_now();
+            if (rxe_write_step(n, fd, size, off, seed + 2, deadline)) return 1;
+            t[3] = peer_wall_now();
+            if (read_step_here(n, fd, srv, size, off, seed + 3, deadline)) return 1;
+            t[4] = peer_wall_now();
+            printf(PROG ": %zu bytes at +%zu: WRITE ok (%.2f s), rxe's READ ok (%.2f s), rxe's WRITE ok (%.2f s), "
+                        "READ ok (%.2f s)\n",
+                   size, off, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]);
             fflush(stdout);
             *bytes += size;
         }
@@ -249,10 +316,13 @@ static int run(const struct opts *o) {
     unsigned largest = 0;
     for (unsigned s = 0; s < o->nsizes; s++) largest = o->sizes[s] > largest ? o->sizes[s] : largest;
     struct peer_nic n;
-    /* Remote READ only: a WRITE from the peer would be refused. */
-    if (peer_nic_open(&n, PROG, o->dev, (size_t)largest + SLACK, 2, 1, RNIC_ACCESS_REMOTE_READ)) return 1;
+    /* Remote READ and WRITE, on the QP and the memory: rxe READs it in
+     * step 2 and WRITEs it in step 3. */
+    if (peer_nic_open(&n, PROG, o->dev, (size_t)largest + SLACK, 2, 1,
+                      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_WRITE))
+        return 1;
     int rc = 1, fd = -1;
-    /* rxe's READs come while this thread waits on the side channel: the
+    /* rxe's READs and WRITEs come while this thread waits on the side channel: the
      * NIC's time must run without driver calls. */
     int r = rnic_time_run_alone(n.dev);
     if (r != RNIC_OK) {
@@ -285,8 +355,8 @@ static int run(const struct opts *o) {
     char sizes[MAX_SIZES * 12] = "";
     for (unsigned s = 0; s < o->nsizes; s++)
         snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%u", s ? "," : "", o->sizes[s]);
-    printf(PROG ": PASS: sizes %s, %u times each: %llu bytes WRITTEN to rxe and as many READ by it, every byte "
-                "checked (and nothing outside the range written), %.2f s\n",
+    printf(PROG ": PASS: sizes %s, %u times each: %llu bytes each of WRITTEN to rxe, READ by rxe, WRITTEN by rxe "
+                "and READ from rxe, every byte checked (and nothing outside the range written), %.2f s\n",
            sizes, o->iters, bytes, secs);
     rc = 0;
 out:

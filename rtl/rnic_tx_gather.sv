@@ -5,8 +5,14 @@
 // Contract with the engine: the engine holds start high, with the header
 // fields steady, until done (combinational) ends the frame; the engine
 // moves on in that same cycle. started (combinational) marks the cycle the
-// frame begins (the framer was free). The cycles are those of the engine's
-// five transmit states this unit replaced, so cycle figures did not move.
+// frame begins (the framer was free).
+//
+// The first burst of the payload is asked for while the headers go out, so
+// its DMA latency hides behind them (a 4 KiB packet is 512 beats; its
+// headers 7 to 9 and the latency 16 on the platform): its beats wait in
+// the DMA channel (rd_rsp_ready low) until the last header beat is pushed.
+// Later bursts, and a first segment the cursor must step past (an empty
+// SGE), are asked for after the one before, as before.
 //
 // A payload the host refused to read (a DMA read error), or a segment list
 // that runs dry before plen bytes (cannot happen for a checked WQE), sends
@@ -95,6 +101,7 @@ module rnic_tx_gather #(
   gather_state_t gs;
 
   logic [3:0]  hdr_i;
+  logic        early;        // the first burst was asked for during the headers
   logic [31:0] piece_left;   // bytes of this frame's payload still to request
   logic [31:0] burst_left;   // bytes of the current DMA burst still to push
   logic        rs_valid, rs_last, rs_err;
@@ -113,13 +120,15 @@ module rnic_tx_gather #(
     .hdr(hb), .hdr_len(hb_len), .frame_len(hb_frame_len));
 
   logic [31:0] piece;
+  logic        hdr_last;     // the header beat pushed now is the last
   always_comb begin
+    hdr_last = gs == G_HDR && fr_push_ok && 32'({hdr_i, 3'b000}) + 32'd8 >= 32'(hb_len);
     started = start && gs == G_IDLE && !fr_busy;
     done    = gs == G_PAD && (pad == 2'd0 || fr_push_ok);
     idle    = !rs_valid;
     piece   = min32(min32(piece_left, seg_rem), MTU32);
 
-    rd_req_valid = gs == G_PIECE && piece_left != 32'd0 && seg_rem != 32'd0;
+    rd_req_valid = (gs == G_PIECE || (gs == G_HDR && !early)) && piece_left != 32'd0 && seg_rem != 32'd0;
     rd_req_addr  = seg_addr;
     rd_req_len   = 13'(piece);
     rd_rsp_ready = gs == G_DATA && (!rs_valid || fr_push_ok);
@@ -173,19 +182,23 @@ module rnic_tx_gather #(
         G_IDLE: if (started) begin
           fr_start   <= 1'b1;
           hdr_i      <= 4'd0;
-          piece_left <= 32'd0;
+          early      <= 1'b0;
+          piece_left <= 32'(plen);
           // Poison belongs to one frame: the engine has already acted on
           // the previous one (an ACK or NAK after a faulted payload must
           // leave intact).
           poison     <= 1'b0;
           gs         <= G_HDR;
         end
-        G_HDR: if (fr_push_ok) begin
-          hdr_i <= hdr_i + 4'd1;
-          if (32'({hdr_i, 3'b000}) + 32'd8 >= 32'(hb_len)) begin
-            piece_left <= 32'(plen);
-            gs <= (plen == 16'd0) ? G_PAD : G_PIECE;
+        G_HDR: begin
+          if (rd_req_valid && rd_req_ready) begin
+            piece_left <= piece_left - piece;
+            burst_left <= piece;
+            early      <= 1'b1;
           end
+          if (fr_push_ok) hdr_i <= hdr_i + 4'd1;
+          if (hdr_last)
+            gs <= (early || (rd_req_valid && rd_req_ready)) ? G_DATA : (plen == 16'd0) ? G_PAD : G_PIECE;
         end
         G_PIECE: begin
           if (piece_left == 32'd0) begin

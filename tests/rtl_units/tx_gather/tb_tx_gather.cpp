@@ -25,9 +25,17 @@
 //     cursor's address, 1..MTU bytes, within the current segment, with
 //     seg_take / seg_take_n in its handshake cycle; a request not taken is
 //     offered again unchanged; seg_next only on a used-up segment;
-//   - rd_rsp_ready, while a burst is outstanding, exactly when the payload
-//     register is empty or the framer takes its beat (the full rate the
-//     header comment promises); idle exactly when no beat is held;
+//   - while the headers go out (from the cycle after started until the
+//     last header beat is pushed) rd_req_valid exactly when no request of
+//     the frame has been taken yet, there is payload and the segment at the
+//     cursor has bytes: the first burst is asked for during the headers,
+//     never a second one, and an empty segment at the cursor waits for the
+//     headers to end (it is stepped past after them, as before);
+//   - rd_rsp_ready low while the headers go out (the first burst's beats
+//     wait in the DMA channel); after them, while a burst is outstanding,
+//     exactly when the payload register is empty or the framer takes its
+//     beat (the full rate the header comment promises); idle exactly when
+//     no beat is held;
 //   - fault in the cycle after each refused beat reaches the framer, never
 //     otherwise, with fault_addr the low 32 bits of its segment's start;
 //   - poison (and fr_poison, the same) low in a frame until a refused beat
@@ -51,11 +59,15 @@
 //   list_dry        lists short by 1 byte to all of it, and none at all:
 //                   poison and done, headers + the bytes the list held + pad,
 //                   nothing read past the list (see the note at the test)
-//   cycle_count     framer always taking, DMA with a fixed latency and no
-//                   stall: done comes exactly ceil(hdr/8) + 3 + the bursts'
-//                   (latency + beats + 1) + the segments stepped over cycles
-//                   after started (2 + ceil(hdr/8) without payload) -- the
-//                   engine's cycle figures rest on it
+//   cycle_count     framer always taking, DMA with a fixed latency L (1, 2,
+//                   3, 7..10, 20: both sides of the header/latency overlap)
+//                   and no stall: done comes exactly as many cycles after
+//                   started as the formula at the test says -- the first
+//                   burst requested in the first header cycle, its first
+//                   beat taken at
+//                   max(headers' end, request + L); the old timing when the
+//                   segment at the cursor is empty (lists forced so at every
+//                   latency) -- the engine's cycle figures rest on it
 //   reset_mid_frame rst_n low at a random point of a frame: poison low, idle,
 //                   and the next frame whole
 //   random_run      thousands of frames: random opcodes, fields, pads,
@@ -407,9 +419,16 @@ private:
             fr_latch_ = false;
         }
 
-        // The payload register.
+        // The payload register. While the headers go out the first burst's
+        // beats wait in the DMA channel.
         CHECK_EQ(d.idle, held_.empty());
-        if (!bursts_.empty()) {
+        const bool in_headers = in_frame_ && f->pushed < f->hdr_len;
+        if (in_headers) {
+            if (d.rd_rsp_ready)
+                std::fprintf(stderr, "  cycle %llu: rd_rsp_ready during the headers (%u of %u bytes pushed)\n",
+                             ull(cycle_), f->pushed, f->hdr_len);
+            CHECK(!d.rd_rsp_ready);
+        } else if (!bursts_.empty()) {
             const bool want_ready = held_.empty() || push_ok;
             if (d.rd_rsp_ready != want_ready)
                 std::fprintf(stderr, "  cycle %llu: rd_rsp_ready %u with %zu beat(s) held, push_ok %u\n",
@@ -433,6 +452,14 @@ private:
         req_addr_ = d.rd_req_addr;
         req_len_ = d.rd_req_len;
         CHECK(!d.rd_req_valid || in_frame_);
+        if (in_headers) {   // the first burst only, and only from a segment with bytes
+            const bool want_req = f->next_burst == 0 && f->job.f.payload_len != 0 && cursor_.rem() != 0;
+            if (d.rd_req_valid != want_req)
+                std::fprintf(stderr, "  cycle %llu: rd_req_valid %u during the headers, expected %u (%zu requests taken, "
+                             "plen %u, %u bytes at the cursor)\n",
+                             ull(cycle_), d.rd_req_valid, want_req, f->next_burst, f->job.f.payload_len, cursor_.rem());
+            CHECK_EQ(d.rd_req_valid, want_req);
+        }
         CHECK_EQ(d.seg_take, d.rd_req_valid && d.rd_req_ready);
         if (d.rd_req_valid && in_frame_) {
             CHECK(d.rd_req_len >= 1 && d.rd_req_len <= kMtu);
@@ -831,36 +858,102 @@ UNIT_TEST(list_dry) {
     std::printf("  %u frames, %u on a list that ran dry (each short of its fr_len)\n", n, dry);
 }
 
+// The segment at the cursor with no bytes left, the list holding as many
+// bytes after it as before: one or two empty segments put in at the cursor,
+// or (`used_up`) a used-up segment with the cursor at its end. The segment
+// the cursor was in keeps its bytes, read from its start.
+void empty_at_cursor(Rng &r, sg::List &l, bool used_up) {
+    const auto at = l.segs.begin() + l.first;
+    if (used_up) {
+        const uint32_t len = r.range(1, 3000);
+        l.segs.insert(at, sg::Seg{sg::random_addr(r), len});
+        l.off = len;
+    } else {
+        l.segs.insert(at, r.range(1, 2), sg::Seg{sg::random_addr(r), 0});
+        l.off = 0;
+    }
+}
+
+// Cycles from started (cycle 0) to done, framer always taking, the DMA
+// taking every request and presenting a burst's first beat exactly L cycles
+// after its request and the rest one a cycle. H = ceil(hdr / 8) header
+// beats, B_k = ceil(len_k / 8) beats of burst k, N the segments stepped
+// over (sg::Cut::nexts):
+//
+//   plen == 0:                      H + 2
+//   segment at the cursor empty:    H + 3 + N + sum_k (L + B_k + 1)
+//   otherwise:                      max(H + 2, L + 1) + B_0 + 2
+//                                     + N + sum_{k>=1} (L + B_k + 1)
+//
+// fr_start is in cycle 1, the framer busy (pushes taken) from cycle 2, so
+// the headers go in cycles 2..H+1 and the frame leaves the header state
+// in H + 2. The first burst, when the segment at the cursor has bytes, is
+// requested in cycle 1 (the first header cycle), its first beat presented
+// in 1 + L and taken at T = max(H + 2, L + 1) -- the headers' end or the
+// beat, whichever is later; its beats are taken one a cycle and each pushed
+// the cycle after, the last in T + B_0, and the request state decides in
+// T + B_0 + 1. Every later burst is requested there (after a cycle for each
+// segment stepped over) and the request state comes again L + B_k + 1
+// cycles after its request; after the last burst it goes to the pad, and
+// done, the cycle after. With an empty segment at the cursor nothing is
+// requested during the headers: the request state starts in H + 2 and
+// steps past it there, and the first burst is timed as a later one (the
+// timing before the early request; a frame with bytes at the cursor saves
+// (H + 2 + L) - max(H + 2, L + 1) = min(L, H + 1) cycles on it). Without
+// payload the pad follows the headers: done in H + 2.
+uint64_t want_cycles(unsigned hdr, unsigned plen, const sg::List &l, const sg::Cut &c, unsigned lat) {
+    const uint64_t h = (hdr + W - 1) / W;
+    if (plen == 0) return h + 2;
+    auto beats = [](uint32_t len) { return static_cast<uint64_t>((len + W - 1) / W); };
+    uint64_t later = c.nexts;
+    for (size_t k = 1; k < c.pieces.size(); k++) later += lat + beats(c.pieces[k].len) + 1;
+    const bool early = l.first < l.segs.size() && l.segs[l.first].len != l.off;
+    if (!early) return h + 3 + later + lat + beats(c.pieces[0].len) + 1;
+    const uint64_t first_beat = h + 2 > lat + 1 ? h + 2 : lat + 1;
+    return first_beat + beats(c.pieces[0].len) + 2 + later;
+}
+
 UNIT_TEST(cycle_count) {
     const uint64_t seed = unit_seed(0x6a0006);
     Rng r(seed);
     Gather g(seed);
     const int before = rnic_check_failures();
-    unsigned n = 0;
-    for (unsigned lat : {1u, 2u, 3u, 7u, 20u}) {
+    unsigned n = 0, hdr_bound = 0, lat_bound = 0;
+    for (unsigned lat : {1u, 2u, 3u, 7u, 8u, 9u, 10u, 20u}) {
         g.lat_min = g.lat_max = lat;
-        for (unsigned i = 0; i < 40 && !unit_stop(before); i++, n++) {
+        unsigned early = 0, late = 0;
+        for (unsigned i = 0; i < 48 && !unit_stop(before); i++, n++) {
             const unsigned plen = i < 4 ? i : (r.percent(50) ? r.range(1, 64) : r.range(65, 2 * kMtu));
             TxJob j = job(r, plen, r.percent(20) ? r.range(1, 50) : 0, 5);
+            if (i >= 4 && i < 12) empty_at_cursor(r, j.list, i % 2 == 1);   // the old timing, at every latency
             const sg::Cut c = sg::cut(j.list.segs, j.list.first, j.list.off, plen, kMtu);
+            CHECK_EQ(c.fit, plen);   // no list runs dry here
             const unsigned hdr = wire::header_bytes(j.f);
-            uint64_t want = (hdr + W - 1) / W;
-            if (plen == 0) {
-                want += 2;
-            } else {
-                want += 3 + c.nexts;
-                for (const sg::Piece &p : c.pieces) want += lat + (p.len + W - 1) / W + 1;
+            const uint64_t want = want_cycles(hdr, plen, j.list, c, lat);
+            if (plen != 0) {
+                const bool e = j.list.segs[j.list.first].len != j.list.off;
+                (e ? early : late)++;
+                if (e) ((hdr + W - 1) / W + 2 >= lat + 1 ? hdr_bound : lat_bound)++;
             }
             g.add(j);
             g.run();
             if (g.last_frame_cycles() != want)
-                std::fprintf(stderr, "  latency %u, %u header bytes, plen %u over %zu bursts, %u steps: %llu cycles, expected %llu\n",
+                std::fprintf(stderr, "  latency %u, %u header bytes, plen %u over %zu bursts, %u steps, %s: %llu cycles, expected %llu\n",
                              lat, hdr, plen, c.pieces.size(), c.nexts,
+                             plen == 0 ? "no payload" : j.list.segs[j.list.first].len != j.list.off
+                                 ? "first burst asked for during the headers" : "empty segment at the cursor",
                              static_cast<unsigned long long>(g.last_frame_cycles()),
                              static_cast<unsigned long long>(want));
             CHECK_EQ(g.last_frame_cycles(), want);
         }
+        // Both timings at every latency.
+        CHECK(early > 0 && late >= 8);
+        std::printf("  latency %2u: %u frames with the first burst asked for during the headers, "
+                    "%u with an empty segment at the cursor\n", lat, early, late);
     }
+    // Both sides of max(H + 2, L + 1).
+    CHECK(hdr_bound > 0 && lat_bound > 0);
+    std::printf("  first beat bound by the headers in %u frames, by the latency in %u\n", hdr_bound, lat_bound);
     CHECK_EQ(g.frames(), n);
 }
 
@@ -875,8 +968,10 @@ UNIT_TEST(reset_mid_frame) {
         TxJob j = job(r, r.range(1, 2000));
         if (r.percent(50)) j.err_burst = 0;   // poison set, then the reset clears it
         g.add(j);
-        const unsigned body = wire::header_bytes(j.f) + j.f.payload_len + j.f.pad;
-        g.run_until_pushed(r.range(1, body - 1));
+        // Stopped before the pad: the pad is pushed in done's cycle, which
+        // ends the frame.
+        const unsigned before_pad = wire::header_bytes(j.f) + j.f.payload_len;
+        g.run_until_pushed(r.range(1, before_pad - 1));
         g.reset_now();
         g.add(job(r, r.range(0, 500)));
         g.run();

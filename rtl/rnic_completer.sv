@@ -171,7 +171,7 @@ module rnic_completer (
               jn.fetch_err = 1'b0;   // its READ WQE is still in wq
               jn.st = rnic_pkg::S_RX_RRESP_WQE;
             end else begin
-              jn.fetch_n = 5'(rnic_pkg::WQE_WORDS);
+              jn.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
               jn.fetch_addr = rnic_pkg::wqe_addr(sq_base, xp.done, sq_log);
               jn.fetch_recv = 1'b0; jn.fetch_qp = q; jn.fetch_idx = xp.done;
               jn.ret_st = rnic_pkg::S_RX_RRESP_WQE;

@@ -162,12 +162,12 @@ module rnic_engine #(
 );
   localparam int unsigned QW  = $clog2(NUM_QP);
   localparam int unsigned S   = rnic_pkg::MAX_SGE;
-  localparam int unsigned WQE_WORDS = rnic_pkg::WQE_WORDS;
 
   // The job registers, and what they hold next: the owner of the state's
   // computation (jn), from what they keep if it writes nothing (jd).
   rnic_pkg::job_t j, jd, jn, req_jn, resp_jn, comp_jn;
-  logic [63:0] wq [WQE_WORDS];   // the WQE being worked on (read it through wqe below)
+  localparam int unsigned WQ_WORDS = rnic_pkg::WQE_FETCH_WORDS;
+  logic [63:0] wq [WQ_WORDS];    // the WQE being worked on (read it through wqe below)
   logic [7:0]  wr_outstanding;   // payload and CQE DMA writes not yet completed
   // Named for waveforms (waveforms/*.gtkw) and the checker.
   rnic_pkg::job_state_t st;
@@ -385,7 +385,10 @@ module rnic_engine #(
   logic [2:0]      wq_nsge;
   logic [32:0]     wq_total;     // sum of the SGE lengths (33 bits: never wraps)
   always_comb begin
-    for (int unsigned w = 0; w < WQE_WORDS; w++) begin
+    // Words past the SGEs are never fetched: no field is there.
+    wqe = '0;
+    wqe_bind = '0;
+    for (int unsigned w = 0; w < WQ_WORDS; w++) begin
       wqe[64*w +: 64]      = wq[w];
       wqe_bind[64*w +: 64] = wq[w];
     end

@@ -10,6 +10,10 @@
   localparam int unsigned QP_IDX_W     = $clog2(NUM_QP);
   localparam int unsigned CQ_IDX_W     = $clog2(NUM_CQ);
   localparam int unsigned FLIGHT_IDX_W = $clog2(MAX_RD_ATOMIC);   // a slot of the in-flight table, per QP
+  // The words of a WQE the engine reads: the header and MAX_SGE SGEs. The
+  // rest of WQE_BYTES is room no field uses; fetching it would cost one
+  // beat a word on every WQE (4 of 16 at the defaults).
+  localparam int unsigned WQE_FETCH_WORDS = WQE_SGE_WORD + 2 * MAX_SGE;
 
   // Host address of WQE `idx` (mod the ring's 2^lg entries) of a ring at `base`.
   function automatic logic [63:0] wqe_addr(input logic [63:0] base, input logic [15:0] idx,
@@ -151,7 +155,7 @@
     logic [4:0]      fetch_i, fetch_n;
     logic [63:0]     fetch_addr;
     logic            fetch_err;
-    // Which WQE wq holds whole (a 16-word fetch), so the packets of one
+    // Which WQE wq holds whole (a WQE_FETCH_WORDS fetch), so the packets of one
     // message after the first (READ responses, SEND middles) need not
     // fetch their WQE again. The next fetch or any QP command forgets it.
     logic            wq_held, wq_held_recv, fetch_recv;

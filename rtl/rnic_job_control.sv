@@ -125,7 +125,7 @@ module rnic_job_control #(
           end else begin
             je.st = rnic_pkg::S_FETCH_REQ;
             je.ret_st = rnic_pkg::S_BIND_START;
-            je.fetch_n = 5'(rnic_pkg::WQE_WORDS);
+            je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
             je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_done, nxt_sq_log);
             je.fetch_recv = 1'b0; je.fetch_qp = bind_q; je.fetch_idx = nxt_done;
           end
@@ -142,7 +142,7 @@ module rnic_job_control #(
           je.cur = pick_q;
           je.st = rnic_pkg::S_FETCH_REQ;
           je.ret_st = rnic_pkg::S_SQ_DECODE;
-          je.fetch_n = 5'(rnic_pkg::WQE_WORDS);
+          je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
           je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_sq_ci, nxt_sq_log);
           je.fetch_recv = 1'b0; je.fetch_qp = pick_q; je.fetch_idx = nxt_sq_ci;
         end
@@ -164,7 +164,7 @@ module rnic_job_control #(
         end
         if (dma_rd_rsp_last) begin
           je.st = j.ret_st;
-          je.wq_held = j.fetch_n == 5'(rnic_pkg::WQE_WORDS) && !j.fetch_err && !dma_rd_rsp_err;
+          je.wq_held = j.fetch_n == 5'(rnic_pkg::WQE_FETCH_WORDS) && !j.fetch_err && !dma_rd_rsp_err;
           je.wq_held_recv = j.fetch_recv;
           je.wq_held_qp = j.fetch_qp;
           je.wq_held_idx = j.fetch_idx;

@@ -148,7 +148,7 @@ module rnic_responder #(
             jn.st = rnic_pkg::S_RX_SEND_WQE;
           end
           rnic_pkg::RESP_ACT_SEND_FETCH: begin
-            jn.fetch_n = 5'(rnic_pkg::WQE_WORDS);
+            jn.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
             jn.fetch_addr = rnic_pkg::wqe_addr(rq_base, xp.rq_ci, rq_log);
             jn.fetch_recv = 1'b1; jn.fetch_qp = q; jn.fetch_idx = xp.rq_ci;
             jn.ret_st = rnic_pkg::S_RX_SEND_WQE;

@@ -162,7 +162,7 @@ static int reset_device(rnic_dev *d, bool opening) {
     i->num_qp = (cq & RNIC_CAP_QUEUES_NUM_QP_MASK) >> RNIC_CAP_QUEUES_NUM_QP_SHIFT;
     i->num_cq = (cq & RNIC_CAP_QUEUES_NUM_CQ_MASK) >> RNIC_CAP_QUEUES_NUM_CQ_SHIFT;
     i->pt_entries = (tb & RNIC_CAP_TABLE_PT_ENTRIES_MASK) >> RNIC_CAP_TABLE_PT_ENTRIES_SHIFT;
-    i->data_bytes = (tb & RNIC_CAP_TABLE_DATA_BYTES_MASK) >> RNIC_CAP_TABLE_DATA_BYTES_SHIFT;
+    i->data_bytes = 1u << ((tb & RNIC_CAP_TABLE_LOG_DATA_BYTES_MASK) >> RNIC_CAP_TABLE_LOG_DATA_BYTES_SHIFT);
     i->max_sge = (tb & RNIC_CAP_TABLE_MAX_SGE_MASK) >> RNIC_CAP_TABLE_MAX_SGE_SHIFT;
     i->mtu = 1u << ((tb & RNIC_CAP_TABLE_LOG_MTU_MASK) >> RNIC_CAP_TABLE_LOG_MTU_SHIFT);
     i->max_rd = (tb & RNIC_CAP_TABLE_MAX_RD_MASK) >> RNIC_CAP_TABLE_MAX_RD_SHIFT;

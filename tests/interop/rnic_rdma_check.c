@@ -174,20 +174,30 @@ static uint8_t lent_byte(size_t i, size_t off, size_t size, uint32_t seed) {
     return i >= off && i - off < size ? peer_pattern(seed, (uint32_t)(i - off)) : (uint8_t)GUARD;
 }
 
-/* 1: this NIC WRITEs the pattern of `seed` to the server's VA+off, then
- * the server checks its whole buffer. */
-static int write_step(struct peer_nic *n, int fd, const struct peer_check_addr *srv, size_t size, size_t off,
-                      uint32_t seed, double deadline) {
-    for (size_t i = 0; i < size; i++) n->mem[off + i] = peer_pattern(seed, (uint32_t)i);
+/* One RDMA WRITE or READ of `size` bytes between this NIC's buffer at off
+ * and the server's VA+off, completed with SUCCESS: 0, else 1 after saying
+ * why. */
+static int rdma_here(struct peer_nic *n, const struct peer_check_addr *srv, uint8_t opcode, size_t size, size_t off,
+                     uint32_t seed, double deadline) {
     struct rnic_sge s = {(uint64_t)(uintptr_t)(n->mem + off), (uint32_t)size, n->lkey};
-    struct rnic_send_wr w = {.wr_id = seed, .opcode = RNIC_OP_RDMA_WRITE, .flags = RNIC_WQE_FLAG_SIGNALED,
+    struct rnic_send_wr w = {.wr_id = seed, .opcode = opcode, .flags = RNIC_WQE_FLAG_SIGNALED,
                              .num_sge = 1, .sg = &s, .remote_addr = srv->va + off, .rkey = srv->rkey};
     int r = rnic_post_send(n->qp, &w);
     if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
     struct rnic_wc wc;
     if (peer_nic_next_wc(n, PROG, &wc, deadline)) return 1;
     if (wc.status != RNIC_CQE_STATUS_SUCCESS || wc.wr_id != seed)
-        return peer_fail(PROG, "WRITE of %zu bytes: completion %" PRIu64 ", status %u", size, wc.wr_id, wc.status);
+        return peer_fail(PROG, "%s of %zu bytes: completion %" PRIu64 ", status %u",
+                         opcode == RNIC_OP_RDMA_READ ? "READ" : "WRITE", size, wc.wr_id, wc.status);
+    return 0;
+}
+
+/* 1: this NIC WRITEs the pattern of `seed` to the server's VA+off, then
+ * the server checks its whole buffer. */
+static int write_step(struct peer_nic *n, int fd, const struct peer_check_addr *srv, size_t size, size_t off,
+                      uint32_t seed, double deadline) {
+    for (size_t i = 0; i < size; i++) n->mem[off + i] = peer_pattern(seed, (uint32_t)i);
+    if (rdma_here(n, srv, RNIC_OP_RDMA_WRITE, size, off, seed, deadline)) return 1;
     char cmd[96];
     snprintf(cmd, sizeof(cmd), "write-check %zu %zu %" PRIu32 "\n", size, off, seed);
     return ask(fd, cmd, deadline);
@@ -238,15 +248,7 @@ static int read_step_here(struct peer_nic *n, int fd, const struct peer_check_ad
     snprintf(cmd, sizeof(cmd), "fill %zu %zu %" PRIu32 "\n", size, off, seed);
     if (ask(fd, cmd, deadline)) return 1;
     memset(n->mem, GUARD, n->bytes);
-    struct rnic_sge s = {(uint64_t)(uintptr_t)(n->mem + off), (uint32_t)size, n->lkey};
-    struct rnic_send_wr w = {.wr_id = seed, .opcode = RNIC_OP_RDMA_READ, .flags = RNIC_WQE_FLAG_SIGNALED,
-                             .num_sge = 1, .sg = &s, .remote_addr = srv->va + off, .rkey = srv->rkey};
-    int r = rnic_post_send(n->qp, &w);
-    if (r != RNIC_OK) return peer_fail(PROG, "rnic_post_send: %s", rnic_strerror(r));
-    struct rnic_wc wc;
-    if (peer_nic_next_wc(n, PROG, &wc, deadline)) return 1;
-    if (wc.status != RNIC_CQE_STATUS_SUCCESS || wc.wr_id != seed)
-        return peer_fail(PROG, "READ of %zu bytes: completion %" PRIu64 ", status %u", size, wc.wr_id, wc.status);
+    if (rdma_here(n, srv, RNIC_OP_RDMA_READ, size, off, seed, deadline)) return 1;
     if (check_mine(n, off, size, seed, "this NIC's READ")) return 1;
     snprintf(cmd, sizeof(cmd), "unchanged %zu %zu %" PRIu32 "\n", size, off, seed);
     return ask(fd, cmd, deadline);

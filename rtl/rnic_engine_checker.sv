@@ -35,6 +35,9 @@ module rnic_engine_checker #(
   input logic [23:0]   tx_psn,
   input logic          tx_is_read_req,
   input logic [31:0]   tx_rlen,          // a READ request's length: one response PSN per path MTU of it
+  input logic          pkt_start,        // a frame of cur begins to leave (any kind) ...
+  input logic          pkt_not_last,     // ... a SEND, WRITE or READ response packet before its message's last
+  input logic [15:0]   pkt_len,          // ... with this payload
   input logic          retry,            // cur's send queue goes back to its oldest WQE ...
   input logic [QW-1:0] retry_qp,
   input logic [23:0]   retry_psn,        // ... and resends from this PSN
@@ -159,6 +162,15 @@ module rnic_engine_checker #(
     end
   end
 
+  // Path MTU: every packet of a message but its last carries exactly the
+  // QP's path MTU, as the responder at the other end checks (and counts
+  // READ responses by).
+  always_ff @(posedge clk) begin
+    if (rst_n && pkt_start && pkt_not_last)
+      a_pkt_at_path_mtu: assert (32'(pkt_len) == rnic_pkg::mtu_bytes(cur_log_mtu))
+        else $error("a FIRST or MIDDLE packet without the path MTU");
+  end
+
   // Duplicates: a request the responder has already executed never moves
   // its expected PSN (a duplicate READ is answered again, nothing more).
   always_ff @(posedge clk) begin
@@ -215,6 +227,11 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_check
   .tx_psn(j.tx_psn),
   .tx_is_read_req(j.tx_opcode == rnic_pkg::BTH_READ_REQUEST),
   .tx_rlen(j.tx_rlen),
+  .pkt_start(st == rnic_pkg::S_TX && tx_started),
+  .pkt_not_last(j.tx_opcode == rnic_pkg::BTH_SEND_FIRST || j.tx_opcode == rnic_pkg::BTH_SEND_MIDDLE ||
+                j.tx_opcode == rnic_pkg::BTH_WRITE_FIRST || j.tx_opcode == rnic_pkg::BTH_WRITE_MIDDLE ||
+                j.tx_opcode == rnic_pkg::BTH_READ_RESPONSE_FIRST || j.tx_opcode == rnic_pkg::BTH_READ_RESPONSE_MIDDLE),
+  .pkt_len(j.tx_plen),
   .retry(j.ev_valid && j.ev_code == rnic_pkg::EV_RETRY),
   .retry_qp(QW'(j.ev_qpn)),
   .retry_psn(j.ev_arg[23:0]),

@@ -416,7 +416,8 @@ static int run(const struct opts *o) {
         peer_fail(PROG, "the peer's path MTU is not an ibv_mtu from 1 to 5: \"%.2s\"", their_mtu);
         goto out;
     }
-    n.path_mtu = 128u << ((unsigned)(their_mtu[0] - '0') < my_code ? (unsigned)(their_mtu[0] - '0') : my_code);
+    const unsigned their_code = (unsigned)(their_mtu[0] - '0');
+    n.path_mtu = 128u << (their_code < my_code ? their_code : my_code);
     if (!parse_addr(got, &srv)) {
         peer_fail(PROG, "the peer's address message is malformed: %.108s", got);
         goto out;

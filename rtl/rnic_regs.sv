@@ -105,26 +105,33 @@ module rnic_regs #(
   // knows every offset, field and reset value, decodes the access, answers
   // reads, and keeps the registers software writes. What is left here is
   // what the hardware does with them: commands, doorbells, errors, counters.
-  // reg2hw and hw2reg are its two ports seen as rnic_pkg::reg2hw_t /
-  // hw2reg_t (Yosys 0.23 takes no struct port, hence the flat vectors).
+  // reg2hw, access and hw2reg are its ports seen as rnic_pkg::reg2hw_t (the
+  // stored values), reg_access_t (this cycle's access: strobes, the bits a
+  // command writes) and hw2reg_t (Yosys 0.23 takes no struct port, hence the
+  // flat vectors). Stored values apart from the access keep everything that
+  // reads a register off the BAR request's lines: a simulator then
+  // evaluates that logic once a cycle, not again at each input change.
   logic [rnic_pkg::REG2HW_BITS-1:0] reg2hw_bits;
+  logic [rnic_pkg::REG_ACCESS_BITS-1:0] access_bits;
   logic [rnic_pkg::HW2REG_BITS-1:0] hw2reg_bits;
   // Not every register bit drives the hardware: QP_RINGS 31:24, PT_INDEX
   // 31:24 and the like only read back.
   /* verilator lint_off UNUSEDSIGNAL */
   rnic_pkg::reg2hw_t reg2hw;
+  rnic_pkg::reg_access_t access;
   /* verilator lint_on UNUSEDSIGNAL */
   rnic_pkg::hw2reg_t hw2reg;
   logic        known;      // the offset names a register
   logic [31:0] rdata;      // what a read of it returns
   assign reg2hw      = reg2hw_bits;
+  assign access      = access_bits;
   assign hw2reg_bits = hw2reg;
 
   rnic_reg_decode #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_decode (
     .clk, .rst_n, .clear(soft_reset),
     .req_valid(bar_req_valid), .req_write(bar_req_write), .req_addr(bar_req_addr),
     .req_wdata(bar_req_wdata),
-    .reg2hw(reg2hw_bits), .hw2reg(hw2reg_bits), .known, .rdata);
+    .reg2hw(reg2hw_bits), .access(access_bits), .hw2reg(hw2reg_bits), .known, .rdata);
 
   // State of this block's own -------------------------------------------
   logic        pt_busy;    // a PT command is on its way to the table
@@ -204,7 +211,7 @@ module rnic_regs #(
     hw2reg.status_set.bad_reg      = bar_req_valid && !known;
     hw2reg.status_set.dma_fault    = ev_dma_fault;
     hw2reg.status_set.bad_doorbell = ev_bad_doorbell;
-    hw2reg.status_set.bad_config   = (reg2hw.cq_cmd_qe && !cq_cfg_ok) || (reg2hw.qp_cmd_qe && !qp_cfg_ok) ||
+    hw2reg.status_set.bad_config   = (access.cq_cmd_qe && !cq_cfg_ok) || (access.qp_cmd_qe && !qp_cfg_ok) ||
                                      (pt_done && pt_err);
     hw2reg.status_set.rx_drop      = ev_rx_drop;
     hw2reg.status_set.cq_overflow  = ev_cq_overflow;
@@ -270,7 +277,7 @@ module rnic_regs #(
       qp_cmd_valid <= 1'b0; qp_cmd <= '0;
       db_valid <= 1'b0; db_kind <= '0; db_index <= '0; db_value <= '0;
     end else begin
-      if (reg2hw.cycle_lo_re) cycle_hi_latch <= time_hi;
+      if (access.cycle_lo_re) cycle_hi_latch <= time_hi;
       pt_valid     <= 1'b0;
       cq_cmd_valid <= 1'b0;
       qp_cmd_valid <= 1'b0;
@@ -283,7 +290,7 @@ module rnic_regs #(
       if (reg2hw.status == '0 && hw2reg.status_set != '0) begin
         if (hw2reg.status_set.bad_reg)         err_addr <= 32'(bar_req_addr);
         else if (hw2reg.status_set.dma_fault)  err_addr <= ev_dma_addr;
-        else if (hw2reg.status_set.bad_config) err_addr <= reg2hw.hit.cq_cmd ? reg2hw.cq_sel : reg2hw.qp_sel;
+        else if (hw2reg.status_set.bad_config) err_addr <= access.hit.cq_cmd ? reg2hw.cq_sel : reg2hw.qp_sel;
         else                                   err_addr <= 32'(ev_queue);
       end
       if (ev_rx_drop) rx_drops <= rx_drops + 32'd1;
@@ -293,32 +300,32 @@ module rnic_regs #(
 
       // Commands and doorbells: the decode says which was written and
       // with what; the pulse goes out the next cycle.
-      if (reg2hw.ctrl_qe) soft_reset <= reg2hw.ctrl.soft_reset;
-      if (reg2hw.mutant_qe) mutant_r <= reg2hw.mutant;
-      if (reg2hw.pt_cmd_qe) begin
+      if (access.ctrl_qe) soft_reset <= access.ctrl_wr.soft_reset;
+      if (access.mutant_qe) mutant_r <= access.mutant;
+      if (access.pt_cmd_qe) begin
         pt_valid <= 1'b1;
         pt_busy  <= 1'b1;
-        pt_cmd   <= reg2hw.pt_cmd;
+        pt_cmd   <= access.pt_cmd;
       end
-      if (reg2hw.cq_cmd_qe) begin
+      if (access.cq_cmd_qe) begin
         cq_cmd_valid <= cq_cfg_ok;
-        cq_cmd       <= reg2hw.cq_cmd;
+        cq_cmd       <= access.cq_cmd;
       end
-      if (reg2hw.qp_cmd_qe) begin
+      if (access.qp_cmd_qe) begin
         qp_cmd_valid <= qp_cfg_ok;
-        qp_cmd       <= reg2hw.qp_cmd;
+        qp_cmd       <= access.qp_cmd;
       end
       // Doorbell kinds as the engine numbers them: 0 send, 1 receive, 2 CQ.
-      if (reg2hw.db_sq_qe || reg2hw.db_rq_qe) begin
+      if (access.db_sq_qe || access.db_rq_qe) begin
         db_valid <= 1'b1;
-        db_kind  <= reg2hw.db_sq_qe ? 2'd0 : 2'd1;
-        db_index <= QW'(reg2hw.db_sq_qe ? reg2hw.db_sq_idx : reg2hw.db_rq_idx);
-        db_value <= reg2hw.db_sq_qe ? reg2hw.db_sq : reg2hw.db_rq;
-      end else if (reg2hw.db_cq_qe) begin
+        db_kind  <= access.db_sq_qe ? 2'd0 : 2'd1;
+        db_index <= QW'(access.db_sq_qe ? access.db_sq_idx : access.db_rq_idx);
+        db_value <= access.db_sq_qe ? access.db_sq : access.db_rq;
+      end else if (access.db_cq_qe) begin
         db_valid <= 1'b1;
         db_kind  <= 2'd2;
-        db_index <= QW'(reg2hw.db_cq_idx);
-        db_value <= reg2hw.db_cq;
+        db_index <= QW'(access.db_cq_idx);
+        db_value <= access.db_cq;
       end
     end
   end

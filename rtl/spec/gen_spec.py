@@ -21,7 +21,8 @@ What each output gets:
 - rnic_reg_decode.sv: the BAR0 register block's decode, from the [[reg]]
   tables (address decode, read mux, the registers software writes, the
   strobes for commands and doorbells); rnic_regs instantiates it and talks
-  to it through rnic_pkg::reg2hw_t and hw2reg_t, which the package gets.
+  to it through rnic_pkg::reg2hw_t (stored values), reg_access_t (this
+  cycle's access) and hw2reg_t, which the package gets.
 - rnic_spec.md: the tables the docs point to.
 - gtkwave/NAME.txt: a GTKWave translate filter file per enum (not for flags,
   which combine and have no single name): `value name` per line, the value
@@ -367,15 +368,29 @@ def reg_type(r):
 
 
 def reg2hw_members(regs):
-    """(member, SV type, width, doc) of rnic_pkg::reg2hw_t, first = most significant."""
-    out = [("hit", "reg_hit_t", len(regs), "the offset names this register (any access, valid or not)")]
+    """(member, SV type, width, doc) of rnic_pkg::reg2hw_t, first = most significant:
+    what the registers software wrote hold, functions of flip-flops only."""
+    out = []
+    for r in regs:
+        if r["kind"] == "stored":
+            doc = "stored value" + ("; its wo fields read 0 here (reg_access_t has them)" if r["split"] else "")
+            out.append((reg_id(r), reg_type(r), r["width"], doc))
+    return out
+
+
+def reg_access_members(regs):
+    """(member, SV type, width, doc) of rnic_pkg::reg_access_t: what this
+    cycle's access does (the strobes, the bits a command or doorbell writes).
+    Apart from reg2hw_t because these follow the BAR request's lines within
+    the cycle: logic that reads only stored values then depends on no input
+    of the NIC, which a simulator evaluates once a cycle, not at each input
+    change (docs/performance.md, "Simulation speed")."""
+    out = [("hit", "reg_hit_t", len(regs), "a valid access names this register (all zero with none)")]
     for r in regs:
         n, k = reg_id(r), r["kind"]
-        if k == "stored":
-            doc = "stored value" + ("; a wo field: the bits written, with _qe" if r["split"] else "")
-            out.append((n, reg_type(r), r["width"], doc))
-            if r["split"]:
-                out.append((n + "_qe", "logic", 1, "written this cycle"))
+        if k == "stored" and r["split"]:
+            out.append((n + "_wr", reg_type(r), r["width"], "the bits written (its wo fields), with _qe"))
+            out.append((n + "_qe", "logic", 1, "written this cycle"))
         elif k == "cmd":
             out.append((n, logic(r["wwidth"]), r["wwidth"], f"{type_name(r['type'])}: the command written, with _qe"))
             out.append((n + "_qe", "logic", 1, "written this cycle"))
@@ -423,10 +438,11 @@ def sv_regblock_types(regs):
     for r in regs:
         out.append(f"    logic {reg_id(r)};")
     out.append("  } reg_hit_t;")
-    for tname, members in (("reg2hw", reg2hw_members(regs)), ("hw2reg", hw2reg_members(regs))):
+    for tname, members, what in (("reg2hw", reg2hw_members(regs), "register block to hardware: the stored values"),
+                                 ("reg_access", reg_access_members(regs), "register block to hardware: this cycle's access"),
+                                 ("hw2reg", hw2reg_members(regs), "hardware to register block")):
         if not members:
             die(f"{tname}_t would be empty")
-        what = "register block to hardware" if tname == "reg2hw" else "hardware to register block"
         out.append(f"  // {what}")
         out.append(f"  localparam int unsigned {tname.upper()}_BITS = {sum(m[2] for m in members)};")
         out.append("  typedef struct packed {")
@@ -476,8 +492,8 @@ def gen_decode(m):
            "// software writes and this block stores (back to their resval on reset",
            "// and on `clear`), and the strobes the hardware acts on. rnic_regs, which",
            "// instantiates it, does what a command, a doorbell or an event does.",
-           "// Ports are flat vectors (Yosys 0.23 takes no struct port); r2h and h2r",
-           "// are their rnic_pkg::reg2hw_t / hw2reg_t views.",
+           "// Ports are flat vectors (Yosys 0.23 takes no struct port); r2h, acc and",
+           "// h2r are their rnic_pkg::reg2hw_t / reg_access_t / hw2reg_t views.",
            "module rnic_reg_decode #("]
     out.append(",\n".join(f"  parameter int unsigned {p} = rnic_pkg::{p}" for p in mparams))
     out += [") (",
@@ -488,16 +504,19 @@ def gen_decode(m):
             "  input  logic        req_write,",
             "  input  logic [15:0] req_addr,",
             "  input  logic [31:0] req_wdata,",
-            "  output logic [rnic_pkg::REG2HW_BITS-1:0] reg2hw,",
+            "  output logic [rnic_pkg::REG2HW_BITS-1:0] reg2hw,      // functions of flip-flops only",
+            "  output logic [rnic_pkg::REG_ACCESS_BITS-1:0] access, // this cycle's access",
             "  input  logic [rnic_pkg::HW2REG_BITS-1:0] hw2reg,",
-            "  output logic        known,       // req_addr names a register",
-            "  output logic [31:0] rdata        // what a read of req_addr returns; 0 for no register",
+            "  output logic        known,       // a valid request names a register",
+            "  output logic [31:0] rdata        // what a read of req_addr returns; 0 for no register or no read",
             ");",
             "  rnic_pkg::reg2hw_t  r2h;",
+            "  rnic_pkg::reg_access_t acc;",
             "  rnic_pkg::hw2reg_t  h2r;",
             "  rnic_pkg::reg_hit_t hit;",
             "  logic we, re;",
             "  assign reg2hw = r2h;",
+            "  assign access = acc;",
             "  assign h2r    = hw2reg;",
             "  assign we     = req_valid && req_write;",
             "  assign re     = req_valid && !req_write;",
@@ -508,19 +527,27 @@ def gen_decode(m):
     arrays = [r for r in regs if r["count"] > 1]
     for r in arrays:
         out.append(f"  logic [15:0] {reg_id(r)}_off, {reg_id(r)}_idx;  // offset into {r['name']}, element number")
+    # Only under a request: most cycles have none, and a simulator then
+    # skips the compares (everything reading hit also asks for req_valid).
     out.append("  always_comb begin")
+    out.append("    hit = '0;")
+    for r in arrays:
+        out.append(f"    {reg_id(r)}_off = '0;")
+        out.append(f"    {reg_id(r)}_idx = '0;")
+    out.append("    if (req_valid) begin")
     for r in regs:
         n, reg = reg_id(r), f"rnic_pkg::REG_{r['name']}"
         if r["count"] == 1:
-            out.append(f"    hit.{n} = req_addr == {reg};")
+            out.append(f"      hit.{n} = req_addr == {reg};")
             continue
         st = r["stride"]
         k = st.bit_length() - 1
         cnt = r["count_param"] or str(r["count"])
-        out.append(f"    {n}_off = req_addr - {reg};")
-        out.append(f"    {n}_idx = {n}_off >> {k};")
-        out.append(f"    hit.{n} = req_addr >= {reg} && req_addr < {reg} + 16'({st} * {cnt}) &&")
-        out.append(f"{' ' * (len(n) + 11)}{n}_off[{k - 1}:0] == {k}'d0;")
+        out.append(f"      {n}_off = req_addr - {reg};")
+        out.append(f"      {n}_idx = {n}_off >> {k};")
+        out.append(f"      hit.{n} = req_addr >= {reg} && req_addr < {reg} + 16'({st} * {cnt}) &&")
+        out.append(f"{' ' * (len(n) + 13)}{n}_off[{k - 1}:0] == {k}'d0;")
+    out.append("    end")
     out.append("  end")
     out.append("")
 
@@ -561,34 +588,45 @@ def gen_decode(m):
     out.append("  end")
     out.append("")
 
-    # To the hardware.
+    # To the hardware: the stored values and this cycle's access in blocks of
+    # their own, so nothing ties the first to the BAR request's lines.
     out.append("  always_comb begin")
-    out.append("    r2h.hit = hit;")
+    for r in regs:
+        n = reg_id(r)
+        if r["kind"] != "stored":
+            continue
+        if r["split"]:
+            parts = [(sg["width"], f"{sg['width']}'d0" if sg["access"] == "wo" else seg_q(r, sg))
+                     for sg in r["segs"]]
+            out.append(f"    r2h.{n} = {{{', '.join(e for _, e in parts)}}};")
+        else:
+            out.append(f"    r2h.{n} = {n}_q;")
+    out.append("  end")
+    out.append("")
+    out.append("  always_comb begin")
+    out.append("    acc.hit = hit;")
     for r in regs:
         n, k = reg_id(r), r["kind"]
         wr = f"we && hit.{n}"
-        if k == "stored":
-            if r["split"]:
-                parts = [(sg["width"], wslice(sg["msb"], sg["lsb"]) if sg["access"] == "wo" else seg_q(r, sg))
-                         for sg in r["segs"]]
-                out.append(f"    r2h.{n} = {{{', '.join(e for _, e in parts)}}};")
-                out.append(f"    r2h.{n}_qe = {wr};")
-            else:
-                out.append(f"    r2h.{n} = {n}_q;")
+        if k == "stored" and r["split"]:
+            out.append(f"    acc.{n}_wr = {wslice(r['width'] - 1, 0)};")
+            out.append(f"    acc.{n}_qe = {wr};")
         elif k == "cmd" or k == "wo" or (k == "ext" and r["access"] == "rw"):
             w = r["wwidth"] if k == "cmd" else r["width"]
-            out.append(f"    r2h.{n} = {wslice(w - 1, 0)};")
-            out.append(f"    r2h.{n}_qe = {wr};")
+            out.append(f"    acc.{n} = {wslice(w - 1, 0)};")
+            out.append(f"    acc.{n}_qe = {wr};")
             if r["count"] > 1:
-                out.append(f"    r2h.{n}_idx = {n}_idx;")
+                out.append(f"    acc.{n}_idx = {n}_idx;")
         if r["hwre"]:
-            out.append(f"    r2h.{n}_re = re && hit.{n};")
+            out.append(f"    acc.{n}_re = re && hit.{n};")
     out.append("  end")
     out.append("")
 
     # Read mux: a register that reads 0 is left to the default.
     out.append("  always_comb begin")
-    out.append("    unique case (req_addr)")
+    out.append("    rdata = 32'd0;")
+    out.append("    if (re) begin")
+    out.append("      unique case (req_addr)")
     for r in regs:
         if not r["readable"]:
             continue
@@ -605,9 +643,10 @@ def gen_decode(m):
                      for sg in r["segs"]]
         else:
             parts = [(r["width"], f"{n}_q")]
-        out.append(f"      rnic_pkg::REG_{r['name']}: rdata = {cat(parts)};")
-    out.append("      default: rdata = 32'd0;")
-    out.append("    endcase")
+        out.append(f"        rnic_pkg::REG_{r['name']}: rdata = {cat(parts)};")
+    out.append("        default: rdata = 32'd0;")
+    out.append("      endcase")
+    out.append("    end")
     out.append("  end")
     out.append("endmodule")
     return "\n".join(out) + "\n"

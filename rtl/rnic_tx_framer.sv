@@ -13,6 +13,10 @@ module rnic_tx_framer #(
   input  logic                start,       // idle only: a new frame of frame_len bytes
   input  logic [15:0]         frame_len,   // header + payload + pad + 4 (ICRC)
   output logic                busy,
+  // No frame from the next cycle on: none now, or the last beat leaves
+  // now. A start registered in this cycle finds the framer free, so the
+  // next frame's headers follow the last beat with no idle cycle between.
+  output logic                free_next,
   output logic                push_ok,     // W bytes may be pushed this cycle
   input  logic [8*W-1:0]      push_data,
   input  logic [$clog2(W):0]  push_n,
@@ -70,6 +74,13 @@ module rnic_tx_framer #(
       q_push_data = push_data;
       q_push_n    = push_ok ? push_n : '0;
     end
+  end
+
+  // The output side in a block of its own, apart from the pushes:
+  // rnic_tx_gather's started depends on free_next, and its pushes come from
+  // the same block as started, so one block here for both would be a loop
+  // to a simulator (it evaluates a block whole and would iterate).
+  always_comb begin
     left_to_emit = len - emitted;
     beat_n       = (left_to_emit >= 16'(W)) ? NW'(W) : left_to_emit[NW-1:0];
     o_valid      = busy && left_to_emit != 16'd0 && count >= CW'(beat_n);
@@ -89,6 +100,7 @@ module rnic_tx_framer #(
   // counters and the byte queue hold; what is left is the output FIFO, whose
   // beats leave by themselves while tx_tready is high.
   assign idle = !busy && !tx_tvalid;
+  assign free_next = !busy || (o_valid && o_ready && o_last);
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin

@@ -7,12 +7,18 @@
 // moves on in that same cycle. started (combinational) marks the cycle the
 // frame begins (the framer was free).
 //
-// The first burst of the payload is asked for while the headers go out, so
-// its DMA latency hides behind them (a 4 KiB packet is 512 beats; its
-// headers 7 to 9 and the latency 16 on the platform): its beats wait in
-// the DMA channel (rd_rsp_ready low) until the last header beat is pushed.
-// Later bursts, and a first segment the cursor must step past (an empty
-// SGE), are asked for after the one before, as before.
+// The first burst of the payload is asked for in the cycle the frame
+// starts, so its DMA latency hides behind the headers (a 4 KiB packet is
+// 512 beats; its headers 7 to 9 and the latency 16 on the platform): its
+// beats wait in the DMA channel (rd_rsp_ready low) until the last header
+// beat is pushed. Later bursts, and a first segment the cursor must step
+// past (an empty SGE), are asked for after the one before.
+//
+// done comes with the last byte pushed when no pad follows: the frame's
+// last payload beat (unless the host refused it), or its last header beat
+// when it has no payload. The
+// engine's next frame can then start while the framer still appends the
+// ICRC (a frame waits for the framer to be free only in started).
 //
 // A payload the host refused to read (a DMA read error), or a segment list
 // that runs dry before plen bytes (cannot happen for a checked WQE), sends
@@ -89,7 +95,7 @@ module rnic_tx_gather #(
   // The framer.
   output logic        fr_start,
   output logic [15:0] fr_len,
-  input  logic        fr_busy,
+  input  logic        fr_busy,       // no start now: the framer would not be free next cycle
   input  logic        fr_push_ok,
   output logic [63:0] fr_push_data,
   output logic [3:0]  fr_push_n,
@@ -120,15 +126,23 @@ module rnic_tx_gather #(
     .hdr(hb), .hdr_len(hb_len), .frame_len(hb_frame_len));
 
   logic [31:0] piece;
+  logic [31:0] left;         // bytes still to request, the new frame's in its first cycle
   logic        hdr_last;     // the header beat pushed now is the last
+  logic        data_end;     // the last payload beat is pushed now
   always_comb begin
     hdr_last = gs == G_HDR && fr_push_ok && 32'({hdr_i, 3'b000}) + 32'd8 >= 32'(hb_len);
     started = start && gs == G_IDLE && !fr_busy;
-    done    = gs == G_PAD && (pad == 2'd0 || fr_push_ok);
+    // In the cycle a frame starts, piece_left still holds the last frame's 0.
+    left    = (gs == G_IDLE) ? 32'(plen) : piece_left;
+    // A refused last beat ends the frame a cycle later, in G_PAD, so poison
+    // (a flip-flop) already says so at done.
+    data_end = gs == G_DATA && rs_valid && fr_push_ok && rs_last && !rs_err && piece_left == 32'd0;
+    done    = (gs == G_PAD && (pad == 2'd0 || fr_push_ok)) ||
+              (pad == 2'd0 && (data_end || (hdr_last && plen == 16'd0)));
     idle    = !rs_valid;
-    piece   = min32(min32(piece_left, seg_rem), MTU32);
+    piece   = min32(min32(left, seg_rem), MTU32);
 
-    rd_req_valid = (gs == G_PIECE || (gs == G_HDR && !early)) && piece_left != 32'd0 && seg_rem != 32'd0;
+    rd_req_valid = (started || gs == G_PIECE || (gs == G_HDR && !early)) && left != 32'd0 && seg_rem != 32'd0;
     rd_req_addr  = seg_addr;
     rd_req_len   = 13'(piece);
     rd_rsp_ready = gs == G_DATA && (!rs_valid || fr_push_ok);
@@ -182,8 +196,9 @@ module rnic_tx_gather #(
         G_IDLE: if (started) begin
           fr_start   <= 1'b1;
           hdr_i      <= 4'd0;
-          early      <= 1'b0;
-          piece_left <= 32'(plen);
+          early      <= rd_req_valid && rd_req_ready;
+          piece_left <= (rd_req_valid && rd_req_ready) ? 32'(plen) - piece : 32'(plen);
+          burst_left <= piece;
           // Poison belongs to one frame: the engine has already acted on
           // the previous one (an ACK or NAK after a faulted payload must
           // leave intact).
@@ -198,7 +213,8 @@ module rnic_tx_gather #(
           end
           if (fr_push_ok) hdr_i <= hdr_i + 4'd1;
           if (hdr_last)
-            gs <= (early || (rd_req_valid && rd_req_ready)) ? G_DATA : (plen == 16'd0) ? G_PAD : G_PIECE;
+            gs <= (early || (rd_req_valid && rd_req_ready)) ? G_DATA :
+                  (plen != 16'd0) ? G_PIECE : done ? G_IDLE : G_PAD;
         end
         G_PIECE: begin
           if (piece_left == 32'd0) begin
@@ -222,7 +238,7 @@ module rnic_tx_gather #(
             fault      <= 1'b1;
             fault_addr <= seg_base[31:0];
           end
-          if (rs_last) gs <= G_PIECE;
+          if (rs_last) gs <= (piece_left != 32'd0) ? G_PIECE : done ? G_IDLE : G_PAD;
         end
         G_FILL: if (fr_push_ok) begin
           burst_left <= burst_left - 32'(fr_push_n);

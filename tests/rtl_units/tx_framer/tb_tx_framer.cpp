@@ -9,7 +9,10 @@
 // ones except on the last beat; a beat offered and not taken is offered
 // again unchanged; the frame is the bytes pushed, in order, then the ICRC of
 // docs/wire-format.md (least significant byte first), frame_len bytes in
-// all; `idle` is high exactly when no frame is started and not yet gone.
+// all; `idle` is high exactly when no frame is started and not yet gone;
+// `free_next` low exactly when busy will be high in the next cycle without
+// a start now (the last beat leaving frees the framer for a start
+// registered in its cycle, as the engine's is).
 //
 //   icrc_known_answer  a RoCEv2 CNP frame captured from a ConnectX-4 Lx: the
 //                      framer appends the ICRC the adapter sent
@@ -78,6 +81,7 @@ public:
         dut_->tx_tready = 0;
         for (int i = 0; i < 2; i++) clock();
         dut_->rst_n = 1;
+        busy_due_ = -1;
         todo_.clear();
         cur_.reset();
         out_.clear();
@@ -96,6 +100,7 @@ public:
         dut_->push_n = 0;
         clock();
         dut_->rst_n = 1;
+        busy_due_ = -1;
         cur_.reset();
         out_.clear();
         expect_.clear();
@@ -184,6 +189,14 @@ private:
                          d.idle, want_idle);
         CHECK_EQ(d.idle, want_idle);
 
+        // busy now, as the last cycle's free_next (and start) said.
+        if (busy_due_ >= 0) {
+            if (d.busy != busy_due_)
+                std::fprintf(stderr, "  cycle %llu: busy %u, free_next said %d\n",
+                             static_cast<unsigned long long>(cycle_), d.busy, busy_due_);
+            CHECK_EQ(static_cast<int>(d.busy), busy_due_);
+        }
+
         if (!d.busy) {
             // No frame in the framer: push, poison and frame_len are noise.
             CHECK(!d.push_ok);
@@ -239,6 +252,8 @@ private:
             if (c.pushed == c.f.body.size()) cur_.reset();
         }
         d.eval();
+        busy_due_ = d.start || !d.free_next;
+        if (!d.busy) CHECK(d.free_next);
 
         monitor();
         clock();
@@ -333,6 +348,7 @@ private:
     std::deque<Expect> expect_;
     std::vector<uint8_t> out_;
     bool held_ = false;
+    int busy_due_ = -1;   // what busy must be in the next cycle (free_next, start); -1 unknown
     uint64_t held_data_ = 0;
     unsigned held_keep_ = 0;
     bool held_last_ = false;

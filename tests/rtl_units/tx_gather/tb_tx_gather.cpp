@@ -13,20 +13,22 @@
 // Checked on every cycle of every test:
 //   - started exactly when start is high, no frame is under way and the
 //     framer is free; fr_start the cycle after, with fr_len the frame's
-//     length (headers + plen + pad + ICRC); done only inside a frame, once;
+//     length (headers + plen + pad + ICRC); done only inside a frame, once,
+//     in the cycle its last byte is pushed when it has no pad (and that
+//     byte was not refused);
 //   - the bytes pushed are the headers of ../common/wire_ref.h's encoder
 //     for the fields driven, then the payload (the bytes of the reference
 //     cut's bursts in order, zeros for a refused one), then pad zero
 //     bytes; nothing pushed without push_ok or past the frame's body; each
 //     payload push is one DMA beat's bytes, exactly;
-//   - at done the whole body is in (the pad included, pushed in done's
-//     cycle), every burst requested and answered, no beat held;
+//   - at done the whole body is in (the last byte, or the pad, pushed in
+//     done's cycle), every burst requested and answered, no beat held;
 //   - each DMA read request is the reference cut's next burst: at the
 //     cursor's address, 1..MTU bytes, within the current segment, with
 //     seg_take / seg_take_n in its handshake cycle; a request not taken is
 //     offered again unchanged; seg_next only on a used-up segment;
-//   - while the headers go out (from the cycle after started until the
-//     last header beat is pushed) rd_req_valid exactly when no request of
+//   - while the headers go out (from the cycle of started until the last
+//     header beat is pushed) rd_req_valid exactly when no request of
 //     the frame has been taken yet, there is payload and the segment at the
 //     cursor has bytes: the first burst is asked for during the headers,
 //     never a second one, and an empty segment at the cursor waits for the
@@ -63,9 +65,9 @@
 //                   3, 7..10, 20: both sides of the header/latency overlap)
 //                   and no stall: done comes exactly as many cycles after
 //                   started as the formula at the test says -- the first
-//                   burst requested in the first header cycle, its first
-//                   beat taken at
-//                   max(headers' end, request + L); the old timing when the
+//                   burst requested in started's cycle, its first beat
+//                   taken at
+//                   max(headers' end, request + L); the later timing when the
 //                   segment at the cursor is empty (lists forced so at every
 //                   latency) -- the engine's cycle figures rest on it
 //   reset_mid_frame rst_n low at a random point of a frame: poison low, idle,
@@ -420,9 +422,11 @@ private:
         }
 
         // The payload register. While the headers go out the first burst's
-        // beats wait in the DMA channel.
+        // beats wait in the DMA channel. The frame's requests may begin in
+        // started's own cycle: the engine gives the DMA port with start.
         CHECK_EQ(d.idle, held_.empty());
-        const bool in_headers = in_frame_ && f->pushed < f->hdr_len;
+        const bool frame_now = in_frame_ || (d.started && f);
+        const bool in_headers = frame_now && f->pushed < f->hdr_len;
         if (in_headers) {
             if (d.rd_rsp_ready)
                 std::fprintf(stderr, "  cycle %llu: rd_rsp_ready during the headers (%u of %u bytes pushed)\n",
@@ -451,7 +455,7 @@ private:
         req_held_ = d.rd_req_valid && !d.rd_req_ready;
         req_addr_ = d.rd_req_addr;
         req_len_ = d.rd_req_len;
-        CHECK(!d.rd_req_valid || in_frame_);
+        CHECK(!d.rd_req_valid || frame_now);
         if (in_headers) {   // the first burst only, and only from a segment with bytes
             const bool want_req = f->next_burst == 0 && f->job.f.payload_len != 0 && cursor_.rem() != 0;
             if (d.rd_req_valid != want_req)
@@ -461,7 +465,7 @@ private:
             CHECK_EQ(d.rd_req_valid, want_req);
         }
         CHECK_EQ(d.seg_take, d.rd_req_valid && d.rd_req_ready);
-        if (d.rd_req_valid && in_frame_) {
+        if (d.rd_req_valid && frame_now) {
             CHECK(d.rd_req_len >= 1 && d.rd_req_len <= kMtu);
             CHECK(d.rd_req_len <= cursor_.rem());   // within the current segment
             CHECK_EQ(d.rd_req_addr, cursor_.addr());
@@ -480,13 +484,13 @@ private:
         }
         if (d.seg_take) CHECK_EQ(d.seg_take_n, d.rd_req_len);
         const uint64_t base = cursor_.base();
-        if (in_frame_) {
+        if (frame_now) {
             cursor_.command(d.seg_next, d.seg_take, d.seg_take_n);
             if (d.seg_next) nexts_total_++;
         } else {
             CHECK(!d.seg_next && !d.seg_take);
         }
-        if (d.rd_req_valid && d.rd_req_ready && in_frame_) {
+        if (d.rd_req_valid && d.rd_req_ready && frame_now) {
             Burst b;
             b.len = d.rd_req_len;
             b.beats = (b.len + W - 1) / W;
@@ -878,39 +882,40 @@ void empty_at_cursor(Rng &r, sg::List &l, bool used_up) {
 // taking every request and presenting a burst's first beat exactly L cycles
 // after its request and the rest one a cycle. H = ceil(hdr / 8) header
 // beats, B_k = ceil(len_k / 8) beats of burst k, N the segments stepped
-// over (sg::Cut::nexts):
+// over (sg::Cut::nexts), P = 1 with a pad and 0 without:
 //
-//   plen == 0:                      H + 2
-//   segment at the cursor empty:    H + 3 + N + sum_k (L + B_k + 1)
-//   otherwise:                      max(H + 2, L + 1) + B_0 + 2
+//   plen == 0:                      H + 1 + P
+//   segment at the cursor empty:    H + 1 + N + sum_k (L + B_k + 1) + P
+//   otherwise:                      max(H + 2, L) + B_0 + P
 //                                     + N + sum_{k>=1} (L + B_k + 1)
 //
 // fr_start is in cycle 1, the framer busy (pushes taken) from cycle 2, so
 // the headers go in cycles 2..H+1 and the frame leaves the header state
 // in H + 2. The first burst, when the segment at the cursor has bytes, is
-// requested in cycle 1 (the first header cycle), its first beat presented
-// in 1 + L and taken at T = max(H + 2, L + 1) -- the headers' end or the
-// beat, whichever is later; its beats are taken one a cycle and each pushed
-// the cycle after, the last in T + B_0, and the request state decides in
-// T + B_0 + 1. Every later burst is requested there (after a cycle for each
-// segment stepped over) and the request state comes again L + B_k + 1
-// cycles after its request; after the last burst it goes to the pad, and
-// done, the cycle after. With an empty segment at the cursor nothing is
-// requested during the headers: the request state starts in H + 2 and
-// steps past it there, and the first burst is timed as a later one (the
-// timing before the early request; a frame with bytes at the cursor saves
-// (H + 2 + L) - max(H + 2, L + 1) = min(L, H + 1) cycles on it). Without
-// payload the pad follows the headers: done in H + 2.
-uint64_t want_cycles(unsigned hdr, unsigned plen, const sg::List &l, const sg::Cut &c, unsigned lat) {
+// requested in cycle 0 (started's), its first beat presented in L and
+// taken at T = max(H + 2, L) -- the headers' end or the beat, whichever is
+// later; its beats are taken one a cycle and each pushed the cycle after,
+// the last in T + B_0. With more to request the request state decides in
+// T + B_0 + 1: every later burst is requested there (after a cycle for
+// each segment stepped over) and the request state comes again
+// L + B_k + 1 cycles after its request, so the last burst's last beat is
+// pushed one cycle before it would come. done is in the cycle of the last
+// beat's push, or with a pad the cycle after (the pad's). With an empty
+// segment at the cursor nothing is requested during the headers: the
+// request state starts in H + 2 and steps past it there, and the first
+// burst is timed as a later one. Without payload the last header beat
+// (H + 1) is the last byte.
+uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &l, const sg::Cut &c, unsigned lat) {
     const uint64_t h = (hdr + W - 1) / W;
-    if (plen == 0) return h + 2;
+    const uint64_t p = pad != 0 ? 1 : 0;
+    if (plen == 0) return h + 1 + p;
     auto beats = [](uint32_t len) { return static_cast<uint64_t>((len + W - 1) / W); };
     uint64_t later = c.nexts;
     for (size_t k = 1; k < c.pieces.size(); k++) later += lat + beats(c.pieces[k].len) + 1;
     const bool early = l.first < l.segs.size() && l.segs[l.first].len != l.off;
-    if (!early) return h + 3 + later + lat + beats(c.pieces[0].len) + 1;
-    const uint64_t first_beat = h + 2 > lat + 1 ? h + 2 : lat + 1;
-    return first_beat + beats(c.pieces[0].len) + 2 + later;
+    if (!early) return h + 1 + later + lat + beats(c.pieces[0].len) + 1 + p;
+    const uint64_t first_beat = h + 2 > lat ? h + 2 : lat;
+    return first_beat + beats(c.pieces[0].len) + p + later;
 }
 
 UNIT_TEST(cycle_count) {
@@ -929,11 +934,11 @@ UNIT_TEST(cycle_count) {
             const sg::Cut c = sg::cut(j.list.segs, j.list.first, j.list.off, plen, kMtu);
             CHECK_EQ(c.fit, plen);   // no list runs dry here
             const unsigned hdr = wire::header_bytes(j.f);
-            const uint64_t want = want_cycles(hdr, plen, j.list, c, lat);
+            const uint64_t want = want_cycles(hdr, plen, j.f.pad, j.list, c, lat);
             if (plen != 0) {
                 const bool e = j.list.segs[j.list.first].len != j.list.off;
                 (e ? early : late)++;
-                if (e) ((hdr + W - 1) / W + 2 >= lat + 1 ? hdr_bound : lat_bound)++;
+                if (e) ((hdr + W - 1) / W + 2 >= lat ? hdr_bound : lat_bound)++;
             }
             g.add(j);
             g.run();
@@ -951,7 +956,7 @@ UNIT_TEST(cycle_count) {
         std::printf("  latency %2u: %u frames with the first burst asked for during the headers, "
                     "%u with an empty segment at the cursor\n", lat, early, late);
     }
-    // Both sides of max(H + 2, L + 1).
+    // Both sides of max(H + 2, L).
     CHECK(hdr_bound > 0 && lat_bound > 0);
     std::printf("  first beat bound by the headers in %u frames, by the latency in %u\n", hdr_bound, lat_bound);
     CHECK_EQ(g.frames(), n);

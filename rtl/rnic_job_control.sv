@@ -140,11 +140,20 @@ module rnic_job_control #(
           je.st = rnic_pkg::S_FLUSH_PICK;
         end else if (enable && pick_any) begin
           je.cur = pick_q;
-          je.st = rnic_pkg::S_FETCH_REQ;
-          je.ret_st = rnic_pkg::S_SQ_DECODE;
-          je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
-          je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_sq_ci, nxt_sq_log);
-          je.fetch_recv = 1'b0; je.fetch_qp = pick_q; je.fetch_idx = nxt_sq_ci;
+          if (j.wq_held && !j.wq_held_recv && j.wq_held_qp == pick_q && j.wq_held_idx == nxt_sq_ci) begin
+            // Its WQE is still in wq: a WQE paused for a received frame
+            // (an ACK) that needed no WQE of its own. A posted WQE does not
+            // change, so it is decoded again without a fetch; its keys are
+            // checked again all the same.
+            je.fetch_err = 1'b0;
+            je.st = rnic_pkg::S_SQ_DECODE;
+          end else begin
+            je.st = rnic_pkg::S_FETCH_REQ;
+            je.ret_st = rnic_pkg::S_SQ_DECODE;
+            je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
+            je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_sq_ci, nxt_sq_log);
+            je.fetch_recv = 1'b0; je.fetch_qp = pick_q; je.fetch_idx = nxt_sq_ci;
+          end
         end
       end
 

@@ -22,8 +22,9 @@
 // hold its peer's frames (and ACKs) back for the whole message, and with
 // a peer doing the same, both would wait on the link for ever. Paused, the
 // WQE stays in flight (sq_ci is past it) and the QP keeps paused and the
-// packets sent; the next pick of the QP fetches the WQE again, checks its
-// keys again and goes on from the next packet (as a resend goes on from
+// packets sent; the next pick of the QP decodes the WQE again (from wq when
+// the frame in between needed none of its own, else fetched again), checks
+// its keys again and goes on from the next packet (as a resend goes on from
 // where the peer stopped).
 //
 // Combinational: given the job registers and the QP's transport state, the

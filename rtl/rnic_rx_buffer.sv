@@ -19,7 +19,11 @@
 // its transmit port moving and pauses its peer without dropping.
 module rnic_rx_buffer #(
   parameter int unsigned W = rnic_pkg::DATA_BYTES,
-  parameter int unsigned DEPTH = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES,
+  // A slot's words: MTU + 128 bytes, the longest frame kept (4224, a
+  // multiple of every W of issue 12). Over W, not DATA_BYTES: a buffer given
+  // only a wider W had slots W / DATA_BYTES times too deep, and kept frames
+  // longer than MTU + 128 that it must drop.
+  parameter int unsigned DEPTH = (rnic_pkg::MTU + 128) / W,
   parameter int unsigned HDR_WORDS = 10,
   parameter int unsigned PAUSE_MAX = rnic_pkg::RX_PAUSE_MAX
 ) (

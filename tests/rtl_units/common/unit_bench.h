@@ -27,6 +27,25 @@ struct UnitRegistrar {
     static UnitRegistrar registrar_##name(#name, test_##name);   \
     static void test_##name()
 
+// A test of a unit with a datapath width parameter W (issue 12: 8, 16, 32
+// and 64 bytes a cycle), written once as a template on W: registered as
+// `name` at W = 8 (the unit's default width) and, in a build with the wide
+// models (CMake option RNIC_UNIT_WIDTHS, which defines RNIC_UNIT_WIDTHS=1 for
+// the benches that have them), as w16_name, w32_name and w64_name too.
+#if RNIC_UNIT_WIDTHS
+#define UNIT_WIDE_REGISTRARS(name)                                                    \
+    static UnitRegistrar registrar_w16_##name("w16_" #name, test_##name<16>);         \
+    static UnitRegistrar registrar_w32_##name("w32_" #name, test_##name<32>);         \
+    static UnitRegistrar registrar_w64_##name("w64_" #name, test_##name<64>);
+#else
+#define UNIT_WIDE_REGISTRARS(name)
+#endif
+#define UNIT_TEST_WIDTHS(name)                                   \
+    template <unsigned W> static void test_##name();             \
+    static UnitRegistrar registrar_##name(#name, test_##name<8>); \
+    UNIT_WIDE_REGISTRARS(name)                                   \
+    template <unsigned W> static void test_##name()
+
 // A test stops after this many failed checks of its own: enough to see
 // the pattern, without pages of the same message or a run to its timeout.
 constexpr int kUnitMaxFailures = 20;

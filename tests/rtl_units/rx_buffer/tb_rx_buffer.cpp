@@ -6,6 +6,13 @@
 // pace and releasing it. Whether a frame is good is the bench's own verdict:
 // 58 to MTU + 128 bytes and an ICRC that ../common/wire_ref.h agrees with.
 //
+// Every test runs at each datapath width W the buffer is verilated at
+// (issue 12): as `name` at W = 8, the default, and as w16_name, w32_name and
+// w64_name in a build with RNIC_UNIT_WIDTHS; its slots are (MTU + 128) / W
+// words deep and its header output the 80 bytes the engine parses, in
+// whole words (CMakeLists.txt). None of the checks below depends on W: the
+// latencies are the same cycle counts at every width.
+//
 // Checked on every cycle of every test:
 //   - good frames come out in the order they arrived, whole: frame_len, the
 //     header words and every word read back by address; the held frame does
@@ -51,35 +58,55 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "Vrnic_rx_buffer.h"
+#if RNIC_UNIT_WIDTHS
+#include "Vrnic_rx_buffer_w16.h"
+#include "Vrnic_rx_buffer_w32.h"
+#include "Vrnic_rx_buffer_w64.h"
+#endif
 #include "rnic_hw.h"
 #include "unit_bench.h"
 #include "verilated.h"
+#include "vl_port.h"
 #include "wire_ref.h"
 
 namespace {
 
-constexpr unsigned W = RNIC_DATA_BYTES;                 // the buffer is verilated with its defaults
 constexpr unsigned kSlotBytes = RNIC_MTU + 128;         // docs/wire-format.md: longer is dropped
-constexpr unsigned kHdrBytes = 80;                      // HDR_WORDS = 10 words
 constexpr unsigned kPauseMax = RNIC_RX_PAUSE_MAX;       // cycles a frame waits at a full buffer
-static_assert(W == 8, "the bench drives 64-bit beats");
+
+// The buffer verilated at width W: with its defaults at 8, with -GW=<W>
+// and the HDR_WORDS below (CMakeLists.txt) at the others.
+template <unsigned W> struct RxModel;
+static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
+template <> struct RxModel<8> { using type = Vrnic_rx_buffer; };
+#if RNIC_UNIT_WIDTHS
+template <> struct RxModel<16> { using type = Vrnic_rx_buffer_w16; };
+template <> struct RxModel<32> { using type = Vrnic_rx_buffer_w32; };
+template <> struct RxModel<64> { using type = Vrnic_rx_buffer_w64; };
+#endif
 
 bool good_frame(const std::vector<uint8_t> &f) {
     return f.size() >= wire::kMinFrame && f.size() <= kSlotBytes && wire::icrc_ok(f);
 }
 
-template <std::size_t N> uint8_t get_byte(const VlWide<N> &w, unsigned i) {
-    return static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4)));
-}
+template <unsigned W> class RxBench {
+    using Model = typename RxModel<W>::type;
+    // The header output: the 80 bytes rnic_hdr_parse reads, in whole words
+    // (HDR_WORDS = 10 at W = 8), every byte of it checked.
+    static constexpr unsigned kHdrBytes = (80 + W - 1) / W * W;
+    static_assert(sizeof(std::remove_reference_t<decltype(Model::hdr)>) == kHdrBytes,
+                  "HDR_WORDS in CMakeLists.txt is not the bench's");
+    // rd_addr's width: the slots' words, (MTU + 128) / W.
+    static constexpr unsigned kAddrMax = (1u << vlport::clog2(kSlotBytes / W)) - 1;
 
-class RxBench {
 public:
     explicit RxBench(uint64_t seed)
-        : ctx_(unit_context(seed)), dut_(new Vrnic_rx_buffer(ctx_.get())), rng_(seed ^ 0xBEEF) {
-        Vrnic_rx_buffer &d = *dut_;
+        : ctx_(unit_context(seed)), dut_(new Model(ctx_.get())), rng_(seed ^ 0xBEEF) {
+        Model &d = *dut_;
         d.rst_n = 0;
         d.rx_tvalid = 0;
         d.release_frame = 0;
@@ -153,11 +180,11 @@ private:
     }
 
     void step() {
-        Vrnic_rx_buffer &d = *dut_;
+        Model &d = *dut_;
         const uint64_t t = cycle_;
         d.clk = 0;
         d.release_frame = 0;
-        d.rd_addr = static_cast<uint16_t>(rng_.range(0, 1023));
+        d.rd_addr = static_cast<uint16_t>(rng_.range(0, kAddrMax));
         d.tx_waiting = tx_waiting;
         drive_link();
         d.eval();
@@ -230,26 +257,22 @@ private:
     }
 
     void drive_link() {
-        Vrnic_rx_buffer &d = *dut_;
+        Model &d = *dut_;
         if (presenting_) return;   // a beat offered stays offered, unchanged, until taken
         if (link_.empty() || rng_.percent(gap_pct)) {
             d.rx_tvalid = 0;   // the lanes beside a low tvalid may be anything
-            d.rx_tdata = rng_.next();
-            d.rx_tkeep = static_cast<uint8_t>(rng_.next());
+            vlport::randomize(d.rx_tdata, rng_);
+            vlport::randomize(d.rx_tkeep, rng_);
             d.rx_tlast = rng_.percent(50);
             return;
         }
         const std::vector<uint8_t> &f = link_.front();
         const size_t off = static_cast<size_t>(beat_) * W;
         const size_t n = std::min<size_t>(W, f.size() - off);
-        uint64_t data = rng_.next();   // lanes above tkeep: anything
-        for (size_t i = 0; i < n; i++) {
-            data &= ~(0xFFull << (8 * i));
-            data |= static_cast<uint64_t>(f[off + i]) << (8 * i);
-        }
+        vlport::randomize(d.rx_tdata, rng_);   // lanes above tkeep: anything
+        for (size_t i = 0; i < n; i++) vlport::set_byte(d.rx_tdata, static_cast<unsigned>(i), f[off + i]);
         d.rx_tvalid = 1;
-        d.rx_tdata = data;
-        d.rx_tkeep = static_cast<uint8_t>((1u << n) - 1);
+        d.rx_tkeep = vlport::lanes(static_cast<unsigned>(n));
         d.rx_tlast = off + n == f.size();
         presenting_ = true;
     }
@@ -257,7 +280,7 @@ private:
     // A beat taken; `full`: both slots were full, so the frame it starts is
     // one taken in to be dropped.
     void accept(bool full) {
-        Vrnic_rx_buffer &d = *dut_;
+        Model &d = *dut_;
         presenting_ = false;
         beat_++;
         if (full || shedding_) {
@@ -290,16 +313,16 @@ private:
     // frame not yet released. Reads some words this cycle; once all are
     // read, releases it.
     void read() {
-        Vrnic_rx_buffer &d = *dut_;
+        Model &d = *dut_;
         const Good &g = good_.front();
         const std::vector<uint8_t> &f = g.frame;
         CHECK_EQ(d.frame_len, f.size());
         if (d.frame_len != f.size()) std::fprintf(stderr, "  cycle %llu: the frame shown is not the one expected\n",
                                                   static_cast<unsigned long long>(cycle_));
         for (unsigned i = 0; i < kHdrBytes && i < f.size(); i++) {
-            if (get_byte(d.hdr, i) != f[i]) {
+            if (vlport::get_byte(d.hdr, i) != f[i]) {
                 std::fprintf(stderr, "  cycle %llu: hdr byte %u is 0x%02x, expected 0x%02x (frame of %zu)\n",
-                             static_cast<unsigned long long>(cycle_), i, get_byte(d.hdr, i), f[i], f.size());
+                             static_cast<unsigned long long>(cycle_), i, vlport::get_byte(d.hdr, i), f[i], f.size());
                 CHECK(false);
                 break;
             }
@@ -323,7 +346,7 @@ private:
             d.rd_addr = static_cast<uint16_t>(w);
             d.eval();
             for (unsigned i = 0; i < W && w * W + i < f.size(); i++) {
-                const uint8_t got = static_cast<uint8_t>(d.rd_data >> (8 * i));
+                const uint8_t got = vlport::get_byte(d.rd_data, i);
                 if (got != f[w * W + i]) {
                     std::fprintf(stderr, "  cycle %llu: word %u byte %u is 0x%02x, expected 0x%02x (frame of %zu)\n",
                                  static_cast<unsigned long long>(cycle_), w, i, got, f[w * W + i], f.size());
@@ -343,7 +366,7 @@ private:
     }
 
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vrnic_rx_buffer> dut_;
+    std::unique_ptr<Model> dut_;
     Rng rng_;
     uint64_t cycle_ = 0;
     // link
@@ -410,9 +433,9 @@ std::vector<uint8_t> sized_frame(Rng &r, unsigned len) {
 
 }  // namespace
 
-UNIT_TEST(good_frames) {
+UNIT_TEST_WIDTHS(good_frames) {
     const uint64_t seed = unit_seed(0x5b0001);
-    RxBench b(seed);
+    RxBench<W> b(seed);
     Rng r(seed);
     const std::vector<uint8_t> cnp = wire::captured_cnp();
     CHECK_EQ(cnp.size(), 74u);
@@ -431,9 +454,9 @@ UNIT_TEST(good_frames) {
     std::printf("  %u frames held and read back in %llu cycles\n", n, static_cast<unsigned long long>(b.cycle()));
 }
 
-UNIT_TEST(bad_icrc) {
+UNIT_TEST_WIDTHS(bad_icrc) {
     const uint64_t seed = unit_seed(0x5b0002);
-    RxBench b(seed);
+    RxBench<W> b(seed);
     Rng r(seed);
     unsigned good = 0, bad = 0, masked = 0;
     for (unsigned i = 0; i < 1000; i++) {
@@ -470,11 +493,11 @@ UNIT_TEST(bad_icrc) {
     std::printf("  %u frames held (%u altered where the ICRC does not look), %u dropped\n", good, masked, bad);
 }
 
-UNIT_TEST(two_slots) {
+UNIT_TEST_WIDTHS(two_slots) {
     const uint64_t seed = unit_seed(0x5b0003);
     Rng r(seed);
     for (unsigned rep = 0; rep < 10; rep++) {
-        RxBench b(seed + rep);
+        RxBench<W> b(seed + rep);
         b.gap_pct = r.range(0, 30);
         b.reader_on = false;
         for (unsigned i = 0; i < 3; i++) b.send(roce_frame(r, random_payload(r)));
@@ -496,10 +519,10 @@ UNIT_TEST(two_slots) {
     }
 }
 
-UNIT_TEST(pause_limit) {
+UNIT_TEST_WIDTHS(pause_limit) {
     const uint64_t seed = unit_seed(0x5b0007);
     Rng r(seed);
-    RxBench b(seed);
+    RxBench<W> b(seed);
     b.gap_pct = 0;
     b.reader_on = false;
     for (unsigned i = 0; i < 5; i++) b.send(roce_frame(r, random_payload(r)));
@@ -536,7 +559,7 @@ UNIT_TEST(pause_limit) {
     CHECK_EQ(b.shed(), 3u);
 }
 
-UNIT_TEST(lengths) {
+UNIT_TEST_WIDTHS(lengths) {
     const uint64_t seed = unit_seed(0x5b0004);
     Rng r(seed);
     // One bench (one VerilatedContext) alive at a time: Verilator 5.006's
@@ -544,7 +567,7 @@ UNIT_TEST(lengths) {
     // (verilator issue #8265), so a model destroyed after a later context is
     // gone hangs on that context's freed mutex.
     {
-    RxBench b(seed);
+    RxBench<W> b(seed);
     unsigned held = 0, dropped = 0;
     const unsigned lens[] = {57, 58, 59, 64, 65, 4223, kSlotBytes, kSlotBytes + 1, kSlotBytes + 8, kSlotBytes + 9, 5000,
                              9000};
@@ -567,7 +590,7 @@ UNIT_TEST(lengths) {
 
     // A frame too long for its slot, arriving while the other slot holds a
     // frame: dropped, and the held frame unchanged (checked as it is read).
-    RxBench h(seed + 1);
+    RxBench<W> h(seed + 1);
     h.reader_on = false;
     h.send(roce_frame(r, wire::kMtu));
     h.send(sized_frame(r, 6000));
@@ -582,9 +605,9 @@ UNIT_TEST(lengths) {
     CHECK_EQ(h.drops(), 2u);
 }
 
-UNIT_TEST(idle) {
+UNIT_TEST_WIDTHS(idle) {
     const uint64_t seed = unit_seed(0x5b0005);
-    RxBench b(seed);
+    RxBench<W> b(seed);
     Rng r(seed);
     // A quiet link with noise beside the low tvalid: idle all along (the
     // per-cycle check), nothing held, nothing dropped.
@@ -601,9 +624,9 @@ UNIT_TEST(idle) {
     b.cycles(100);
 }
 
-UNIT_TEST(random_mix) {
+UNIT_TEST_WIDTHS(random_mix) {
     const uint64_t seed = unit_seed(0x5b0006);
-    RxBench b(seed);
+    RxBench<W> b(seed);
     Rng r(seed);
     const int before = rnic_check_failures();
     unsigned good = 0, bad = 0;

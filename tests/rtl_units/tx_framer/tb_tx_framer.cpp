@@ -5,6 +5,10 @@
 // the lanes above push_n; and it plays the link, taking beats with tready
 // high or low at random. Every frame that leaves is compared whole.
 //
+// Every test runs at each datapath width W the framer is verilated at
+// (issue 12): as `name` at W = 8, the default, and as w16_name, w32_name and
+// w64_name in a build with RNIC_UNIT_WIDTHS. "W" below is that width.
+//
 // Checked on every cycle of every test: tkeep contiguous from bit 0 and all
 // ones except on the last beat; a beat offered and not taken is offered
 // again unchanged; the frame is the bytes pushed, in order, then the ICRC of
@@ -12,20 +16,22 @@
 // all; `idle` is high exactly when no frame is started and not yet gone;
 // `free_next` low exactly when busy will be high in the next cycle without
 // a start now (the last beat leaving frees the framer for a start
-// registered in its cycle, as the engine's is).
+// registered in its cycle, as the engine's is). W enters none of these but
+// the all-ones tkeep, W ones.
 //
 //   icrc_known_answer  a RoCEv2 CNP frame captured from a ConnectX-4 Lx: the
 //                      framer appends the ICRC the adapter sent
 //   full_rate          pushed as the engine does (header, payload, pad, up
-//                      to 8 bytes a cycle from each piece's start), link
+//                      to W bytes a cycle from each piece's start), link
 //                      always ready: push_ok never drops inside a body, and
 //                      a beat leaves in every cycle that has one's worth of
 //                      bytes pushed two cycles before (the ICRC three cycles
-//                      after the last body byte): no bubble of the framer's
-//   random_pieces      pieces of random sizes pushed 1..8 bytes at a time,
+//                      after the last body byte): no bubble of the framer's,
+//                      with the same two and three cycles at every W
+//   random_pieces      pieces of random sizes pushed 1..W bytes at a time,
 //                      with pauses, random back-pressure on the output
-//   push_widths        every push width 1..8 held for whole frames, frame
-//                      lengths of every residue mod 8, back-pressure
+//   push_widths        every push width 1..W held for whole frames, frame
+//                      lengths of every residue mod W, back-pressure
 //   poison             frames poisoned from a random point on leave with an
 //                      ICRC that is not theirs (the rest intact); the frame
 //                      after a poisoned one is right
@@ -36,35 +42,53 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "Vrnic_tx_framer.h"
+#if RNIC_UNIT_WIDTHS
+#include "Vrnic_tx_framer_w16.h"
+#include "Vrnic_tx_framer_w32.h"
+#include "Vrnic_tx_framer_w64.h"
+#endif
 #include "rnic_hw.h"
 #include "unit_bench.h"
 #include "verilated.h"
+#include "vl_port.h"
 #include "wire_ref.h"
 
 namespace {
 
-constexpr unsigned W = RNIC_DATA_BYTES;   // the framer is verilated with its default width
-static_assert(W == 8, "the bench drives 64-bit beats");
+// The framer verilated at width W: with its default at 8, with -GW=<W>
+// (CMakeLists.txt) at the others.
+template <unsigned W> struct FramerModel;
+static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
+template <> struct FramerModel<8> { using type = Vrnic_tx_framer; };
+#if RNIC_UNIT_WIDTHS
+template <> struct FramerModel<16> { using type = Vrnic_tx_framer_w16; };
+template <> struct FramerModel<32> { using type = Vrnic_tx_framer_w32; };
+template <> struct FramerModel<64> { using type = Vrnic_tx_framer_w64; };
+#endif
 
 // A frame to send: its body (header, payload, pad) cut into pieces, how the
 // bench pushes it, and whether (and from which pushed byte on) it is poisoned.
 struct TxFrame {
     std::vector<uint8_t> body;
     std::vector<unsigned> pieces;   // sizes, summing to body.size()
-    unsigned max_push = W;          // at most this many bytes a push
+    unsigned max_push = ~0u;        // at most this many bytes a push (and at most W)
     bool random_push = false;       // 1..max_push at random, else as many as allowed
     unsigned pause_pct = 0;         // cycles with push_ok high and nothing pushed
     bool poison = false;
     unsigned poison_from = 0;       // poison is driven once this many bytes are pushed
 };
 
-class Framer {
+template <unsigned W> class Framer {
+    using Model = typename FramerModel<W>::type;
+    using Data = std::remove_reference_t<decltype(Model::tx_tdata)>;   // uint64_t, or VlWide past 8 bytes
+
 public:
     explicit Framer(uint64_t seed)
-        : ctx_(unit_context(seed)), dut_(new Vrnic_tx_framer(ctx_.get())), rng_(seed ^ 0xF00D) {
+        : ctx_(unit_context(seed)), dut_(new Model(ctx_.get())), rng_(seed ^ 0xF00D) {
         reset();
     }
     ~Framer() { dut_->final(); }
@@ -128,10 +152,14 @@ public:
     }
 
     // Starts the next frame and pushes until `pushed` bytes (fewer than
-    // its body) are in, then returns.
+    // its body) are in, then returns. The last push stops at `pushed`: one
+    // of W bytes could otherwise complete the body (and the frame leave
+    // whole) before the reset this is for.
     void run_until_pushed(unsigned pushed, uint64_t max_cycles = 100000) {
         const uint64_t end = cycle_ + max_cycles;
+        push_stop_ = pushed;
         while (!(cur_ && cur_->pushed >= pushed) && cycle_ < end) step();
+        push_stop_ = ~0u;
         CHECK(cur_ && cur_->pushed >= pushed);
     }
 
@@ -176,7 +204,7 @@ private:
     }
 
     void step(bool may_start = true) {
-        Vrnic_tx_framer &d = *dut_;
+        Model &d = *dut_;
         d.clk = 0;
         d.start = 0;
         d.tx_tready = rng_.percent(ready_pct);
@@ -201,12 +229,12 @@ private:
             // No frame in the framer: push, poison and frame_len are noise.
             CHECK(!d.push_ok);
             d.push_n = static_cast<uint8_t>(rng_.range(0, W));
-            d.push_data = rng_.next();
+            vlport::randomize(d.push_data, rng_);
             d.poison = rng_.percent(50);
             d.frame_len = static_cast<uint16_t>(rng_.u32());
         } else {
             d.push_n = 0;
-            d.push_data = rng_.next();   // lanes above push_n carry noise
+            vlport::randomize(d.push_data, rng_);   // lanes above push_n carry noise
             d.poison = poison_;
         }
 
@@ -230,14 +258,12 @@ private:
         } else if (cur_ && d.push_ok && !rng_.percent(cur_->f.pause_pct)) {
             Current &c = *cur_;
             while (c.piece_left == 0) c.piece_left = c.f.pieces[++c.piece];
-            unsigned n = c.f.random_push ? rng_.range(1, c.f.max_push) : c.f.max_push;
+            const unsigned max_push = c.f.max_push < W ? c.f.max_push : W;
+            unsigned n = c.f.random_push ? rng_.range(1, max_push) : max_push;
             if (n > c.piece_left) n = c.piece_left;
-            uint64_t data = rng_.next();
-            for (unsigned i = 0; i < n; i++) {
-                data &= ~(0xFFull << (8 * i));
-                data |= static_cast<uint64_t>(c.f.body[c.pushed + i]) << (8 * i);
-            }
-            d.push_data = data;
+            if (n > push_stop_ - c.pushed) n = push_stop_ - c.pushed;
+            vlport::randomize(d.push_data, rng_);   // lanes above n: noise
+            for (unsigned i = 0; i < n; i++) vlport::set_byte(d.push_data, i, c.f.body[c.pushed + i]);
             d.push_n = static_cast<uint8_t>(n);
             c.pushed += n;
             c.piece_left -= n;
@@ -260,7 +286,7 @@ private:
     }
 
     void monitor() {
-        Vrnic_tx_framer &d = *dut_;
+        Model &d = *dut_;
         if (check_full_rate && !expect_.empty()) {
             // With the link always ready the framer adds no bubble: a beat
             // leaves in every cycle for which enough bytes went in early
@@ -273,7 +299,7 @@ private:
             if (e.body_cycle != ~0ull && e.body_cycle + 3 <= c) in += wire::kIcrcBytes;
             const long long out = static_cast<long long>(out_.size());
             const long long left = static_cast<long long>(e.frame.size()) - out;
-            const long long need = left < W ? left : W;
+            const long long need = left < W ? left : static_cast<long long>(W);
             if (in - out >= need && !d.tx_tvalid)
                 std::fprintf(stderr, "  cycle %llu: no beat with %lld bytes waiting (frame of %zu, %lld out)\n",
                              static_cast<unsigned long long>(c), in - out, e.frame.size(), out);
@@ -281,7 +307,7 @@ private:
         }
         if (held_) {   // offered and not taken last cycle: offered again, unchanged
             CHECK(d.tx_tvalid);
-            CHECK_EQ(d.tx_tdata, held_data_);
+            CHECK(vlport::equal(d.tx_tdata, held_data_));
             CHECK_EQ(d.tx_tkeep, held_keep_);
             CHECK_EQ(d.tx_tlast, held_last_);
         }
@@ -291,13 +317,13 @@ private:
         held_last_ = d.tx_tlast;
         if (!(d.tx_tvalid && d.tx_tready)) return;
 
-        const unsigned keep = d.tx_tkeep;
+        const uint64_t keep = d.tx_tkeep;
         CHECK(keep != 0 && (keep & (keep + 1)) == 0);   // contiguous from bit 0
-        if (!d.tx_tlast) CHECK_EQ(keep, 0xFFu);
+        if (!d.tx_tlast) CHECK_EQ(keep, vlport::lanes(W));
         CHECK(!expect_.empty());   // nothing leaves that was not started
         if (expect_.empty()) return;
         for (unsigned i = 0; i < W; i++)
-            if (keep >> i & 1) out_.push_back(static_cast<uint8_t>(d.tx_tdata >> (8 * i)));
+            if (keep >> i & 1) out_.push_back(vlport::get_byte(d.tx_tdata, i));
         if (!d.tx_tlast) {
             CHECK(out_.size() < expect_.front().frame.size());   // not past its length without tlast
             return;
@@ -340,7 +366,7 @@ private:
     }
 
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vrnic_tx_framer> dut_;
+    std::unique_ptr<Model> dut_;
     Rng rng_;
     uint64_t cycle_ = 0;
     std::deque<TxFrame> todo_;
@@ -349,10 +375,11 @@ private:
     std::vector<uint8_t> out_;
     bool held_ = false;
     int busy_due_ = -1;   // what busy must be in the next cycle (free_next, start); -1 unknown
-    uint64_t held_data_ = 0;
-    unsigned held_keep_ = 0;
+    Data held_data_{};
+    uint64_t held_keep_ = 0;
     bool held_last_ = false;
     bool poison_ = false;
+    unsigned push_stop_ = ~0u;   // no push past this many bytes of the frame (run_until_pushed)
     uint64_t frames_done_ = 0, poisoned_done_ = 0;
 };
 
@@ -380,13 +407,13 @@ TxFrame roce_frame(Rng &r, unsigned plen) {
     return t;
 }
 
-// A body of `len` random bytes in random pieces.
-TxFrame random_frame(Rng &r, unsigned len) {
+// A body of `len` random bytes in random pieces, many of them 1..W + 1.
+template <unsigned W> TxFrame random_frame(Rng &r, unsigned len) {
     TxFrame t;
     for (unsigned i = 0; i < len; i++) t.body.push_back(r.byte());
     unsigned left = len;
     while (left) {
-        const unsigned n = r.percent(50) ? r.range(1, 9) : r.range(1, left < 300 ? left : 300);
+        const unsigned n = r.percent(50) ? r.range(1, W + 1) : r.range(1, left < 300 ? left : 300);
         const unsigned p = n < left ? n : left;
         t.pieces.push_back(p);
         left -= p;
@@ -394,18 +421,19 @@ TxFrame random_frame(Rng &r, unsigned len) {
     return t;
 }
 
-// Mostly short frames (the interesting alignments), some up to the longest.
-unsigned random_len(Rng &r) {
+// Mostly short frames (the interesting alignments: up to two beats), some
+// up to the longest.
+template <unsigned W> unsigned random_len(Rng &r) {
     switch (r.range(0, 9)) {
-    case 0: return r.range(1, 16);
+    case 0: return r.range(1, 2 * W);
     case 1: return r.range(1000, 4166);   // up to a full WRITE FIRST's body
-    default: return r.range(17, 300);
+    default: return r.range(2 * W + 1, 300);
     }
 }
 
 }  // namespace
 
-UNIT_TEST(icrc_known_answer) {
+UNIT_TEST_WIDTHS(icrc_known_answer) {
     const uint64_t seed = unit_seed(0x7f0001);
     // The bench's CRC-32 against the standard check value, and its ICRC
     // against a frame a ConnectX-4 Lx sent.
@@ -415,7 +443,7 @@ UNIT_TEST(icrc_known_answer) {
     CHECK_EQ(wire::crc32(check, sizeof check), 0xCBF43926u);
     CHECK(wire::icrc_ok(cnp));
 
-    Framer fr(seed);
+    Framer<W> fr(seed);
     TxFrame t;
     t.body.assign(cnp.begin(), cnp.end() - 4);
     t.pieces = {54, 16};   // headers, then the CNP's 16 bytes
@@ -424,9 +452,9 @@ UNIT_TEST(icrc_known_answer) {
     CHECK_EQ(fr.frames_done(), 1u);
 }
 
-UNIT_TEST(full_rate) {
+UNIT_TEST_WIDTHS(full_rate) {
     const uint64_t seed = unit_seed(0x7f0002);
-    Framer fr(seed);
+    Framer<W> fr(seed);
     Rng r(seed);
     fr.check_full_rate = true;
     unsigned n = 0;
@@ -442,18 +470,18 @@ UNIT_TEST(full_rate) {
     std::printf("  %u frames in %llu cycles\n", n, static_cast<unsigned long long>(fr.cycles()));
 }
 
-UNIT_TEST(random_pieces) {
+UNIT_TEST_WIDTHS(random_pieces) {
     const uint64_t seed = unit_seed(0x7f0003);
-    Framer fr(seed);
+    Framer<W> fr(seed);
     Rng r(seed);
     const int before = rnic_check_failures();
     unsigned n = 0;
     for (unsigned round = 0; round < 12 && !unit_stop(before); round++) {
         fr.ready_pct = round == 0 ? 100 : r.range(20, 95);
         for (unsigned i = 0; i < 150; i++, n++) {
-            TxFrame t = r.percent(30) ? roce_frame(r, r.range(0, 300)) : random_frame(r, random_len(r));
+            TxFrame t = r.percent(30) ? roce_frame(r, r.range(0, 300)) : random_frame<W>(r, random_len<W>(r));
             if (r.percent(30)) {   // re-cut a RoCE frame too
-                TxFrame c = random_frame(r, static_cast<unsigned>(t.body.size()));
+                TxFrame c = random_frame<W>(r, static_cast<unsigned>(t.body.size()));
                 t.pieces = c.pieces;
             }
             t.random_push = true;
@@ -466,21 +494,21 @@ UNIT_TEST(random_pieces) {
     std::printf("  %u frames in %llu cycles\n", n, static_cast<unsigned long long>(fr.cycles()));
 }
 
-UNIT_TEST(push_widths) {
+UNIT_TEST_WIDTHS(push_widths) {
     const uint64_t seed = unit_seed(0x7f0004);
-    Framer fr(seed);
+    Framer<W> fr(seed);
     Rng r(seed);
     fr.ready_pct = 70;
     unsigned n = 0;
     for (unsigned k = 1; k <= W; k++) {
         for (unsigned len = 58; len < 58 + 2 * W; len++, n++) {
-            TxFrame t = random_frame(r, len);
+            TxFrame t = random_frame<W>(r, len);
             t.pieces = {len};
             t.max_push = k;
             fr.add(t);
         }
         for (unsigned i = 0; i < 10; i++, n++) {
-            TxFrame t = random_frame(r, random_len(r));
+            TxFrame t = random_frame<W>(r, random_len<W>(r));
             t.max_push = k;
             fr.add(t);
         }
@@ -490,9 +518,9 @@ UNIT_TEST(push_widths) {
     std::printf("  %u frames in %llu cycles\n", n, static_cast<unsigned long long>(fr.cycles()));
 }
 
-UNIT_TEST(poison) {
+UNIT_TEST_WIDTHS(poison) {
     const uint64_t seed = unit_seed(0x7f0005);
-    Framer fr(seed);
+    Framer<W> fr(seed);
     Rng r(seed);
     fr.ready_pct = 80;
     unsigned n = 0, poisoned = 0;
@@ -514,19 +542,19 @@ UNIT_TEST(poison) {
     std::printf("  %u frames, %u poisoned\n", n, poisoned);
 }
 
-UNIT_TEST(idle_and_reset) {
+UNIT_TEST_WIDTHS(idle_and_reset) {
     const uint64_t seed = unit_seed(0x7f0006);
-    Framer fr(seed);
+    Framer<W> fr(seed);
     Rng r(seed);
     fr.ready_pct = 50;
     fr.quiet(200);   // no frame: random pushes and poison, nothing leaves, idle stays high
     for (unsigned i = 0; i < 20; i++) {
-        TxFrame t = random_frame(r, r.range(60, 500));
+        TxFrame t = random_frame<W>(r, r.range(60, 500));
         fr.add(t);
         fr.run_until_pushed(r.range(1, static_cast<unsigned>(t.body.size()) - 1));
         fr.reset_now();   // mid-frame: idle at once, nothing of it leaves
         fr.quiet(r.range(1, 20));
-        fr.add(random_frame(r, r.range(1, 300)));
+        fr.add(random_frame<W>(r, r.range(1, 300)));
         fr.run();
     }
     CHECK_EQ(fr.frames_done(), 20u);

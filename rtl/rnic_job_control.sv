@@ -108,27 +108,25 @@ module rnic_job_control #(
   owner_t own;
   rnic_pkg::job_t je, jm;
   logic fetch_keeps_held;   // the fetch writes wq_held this cycle
+  // The send WQE an idle engine may take up: the BIND's to commit (bind_any
+  // comes first) or the pick's; S_IDLE's choice names where it goes.
+  logic [QW-1:0]        sq_q;
+  logic [15:0]          sq_idx;
+  rnic_pkg::job_state_t sq_ret;   // S_IDLE: none taken up
+  assign sq_q   = bind_any ? bind_q : pick_q;
+  assign sq_idx = bind_any ? nxt_done : nxt_sq_ci;
   always_comb begin
     je  = jd;
     own = OWN_ENGINE;
+    sq_ret = rnic_pkg::S_IDLE;
     unique case (j.st)
       rnic_pkg::S_IDLE: begin
         // A frame released this cycle still shows as valid until the edge.
         if (enable && rxb_valid && !j.rxb_release) begin
           je.st = rnic_pkg::S_RX_PARSE;
         end else if (enable && bind_any) begin
-          // A BIND became the oldest in flight: commit it (its WQE again from the ring).
-          je.cur = bind_q;
-          if (j.wq_held && !j.wq_held_recv && j.wq_held_qp == bind_q && j.wq_held_idx == nxt_done) begin
-            je.fetch_err = 1'b0;
-            je.st = rnic_pkg::S_BIND_START;
-          end else begin
-            je.st = rnic_pkg::S_FETCH_REQ;
-            je.ret_st = rnic_pkg::S_BIND_START;
-            je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
-            je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_done, nxt_sq_log);
-            je.fetch_recv = 1'b0; je.fetch_qp = bind_q; je.fetch_idx = nxt_done;
-          end
+          // A BIND became the oldest in flight: commit it (its WQE again).
+          sq_ret = rnic_pkg::S_BIND_START;
         end else if (enable && retry_any) begin
           // A retransmission is due: the completer resends or fails.
           je.cur = retry_q;
@@ -139,20 +137,24 @@ module rnic_job_control #(
           je.cur = flush_q;
           je.st = rnic_pkg::S_FLUSH_PICK;
         end else if (enable && pick_any) begin
-          je.cur = pick_q;
-          if (j.wq_held && !j.wq_held_recv && j.wq_held_qp == pick_q && j.wq_held_idx == nxt_sq_ci) begin
-            // Its WQE is still in wq: a WQE paused for a received frame
-            // (an ACK) that needed no WQE of its own. A posted WQE does not
-            // change, so it is decoded again without a fetch; its keys are
-            // checked again all the same.
+          sq_ret = rnic_pkg::S_SQ_DECODE;
+        end
+        // A send WQE to take up, the BIND's or the pick's (nxt_* are its
+        // QP's): from wq when wq still holds it, else fetched from the ring.
+        // wq keeps it across a BIND's wait and a pause for a received frame
+        // that needed no WQE of its own (an ACK); a posted WQE does not
+        // change, and the keys are checked again all the same.
+        if (sq_ret != rnic_pkg::S_IDLE) begin
+          je.cur = sq_q;
+          if (j.wq_held && !j.wq_held_recv && j.wq_held_qp == sq_q && j.wq_held_idx == sq_idx) begin
             je.fetch_err = 1'b0;
-            je.st = rnic_pkg::S_SQ_DECODE;
+            je.st = sq_ret;
           end else begin
             je.st = rnic_pkg::S_FETCH_REQ;
-            je.ret_st = rnic_pkg::S_SQ_DECODE;
+            je.ret_st = sq_ret;
             je.fetch_n = 5'(rnic_pkg::WQE_FETCH_WORDS);
-            je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, nxt_sq_ci, nxt_sq_log);
-            je.fetch_recv = 1'b0; je.fetch_qp = pick_q; je.fetch_idx = nxt_sq_ci;
+            je.fetch_addr = rnic_pkg::wqe_addr(nxt_sq_base, sq_idx, nxt_sq_log);
+            je.fetch_recv = 1'b0; je.fetch_qp = sq_q; je.fetch_idx = sq_idx;
           end
         end
       end

@@ -1,10 +1,13 @@
-// rnic_tx_gather (rtl/rnic_tx_gather.sv) against its header comment. The
-// bench plays everything around it: the engine (start held with steady
+// rnic_tx_gather (rtl/rnic_tx_gather.sv) against its header comment, at
+// datapath width W = 8 (the tests named below) and 16, 32 and 64 (w16_*,
+// w32_*, w64_*, in a build with RNIC_UNIT_WIDTHS: each test is a template on
+// W, the gather verilated with -GW=<W>). The bench plays everything around it: the engine (start held with steady
 // header fields until done, random gaps between frames, noise on every
 // input while start is low), the scatter/gather cursor (../common/sg_model.h,
 // a list of segments answering seg_more / seg_rem / seg_addr / seg_base and
 // taking seg_next / seg_take), the DMA read port (a random latency after
-// each request, random stalls between beats, packed data from a host memory
+// each request, random stalls between beats, beats of W bytes packed from
+// the burst's first byte, from a host memory
 // whose byte at address a is a hash of a, noise in the lanes above a last
 // beat's bytes, a chosen burst refused: every beat err with data 0) and the
 // framer (busy from the cycle after fr_start until its body is in and a
@@ -46,9 +49,10 @@
 //     list that ran dry; readable after done until the next frame starts;
 //     what the framer latches when the body is complete is that value.
 //
-//   single_segment  every opcode; payload 0..20, around beat and MTU edges,
-//                   up to MTU; one segment at each byte alignment; with and
-//                   without back-pressure
+//   single_segment  every opcode; payload 0..20, around beat and MTU edges
+//                   (63..65 and 127..129 are beat edges at every W), up to
+//                   MTU; one segment at each byte alignment of a beat; with
+//                   and without back-pressure
 //   multi_segment   lists of up to 6 segments, empty ones among them, the
 //                   cursor inside the list (a later packet of a message),
 //                   unaligned everywhere, random back-pressure and latency
@@ -62,7 +66,9 @@
 //                   poison and done, headers + the bytes the list held + pad,
 //                   nothing read past the list (see the note at the test)
 //   cycle_count     framer always taking, DMA with a fixed latency L (1, 2,
-//                   3, 7..10, 20: both sides of the header/latency overlap)
+//                   3, 7..10, 20, and 4..6 at W > 8, where the headers are
+//                   2 to 5 beats: both sides of the header/latency overlap
+//                   at every W)
 //                   and no stall: done comes exactly as many cycles after
 //                   started as the formula at the test says -- the first
 //                   burst requested in started's cycle, its first beat
@@ -78,20 +84,36 @@
 #include <cstdlib>
 #include <deque>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "Vrnic_tx_gather.h"
+#if RNIC_UNIT_WIDTHS
+#include "Vrnic_tx_gather_w16.h"
+#include "Vrnic_tx_gather_w32.h"
+#include "Vrnic_tx_gather_w64.h"
+#endif
 #include "rnic_hw.h"
 #include "sg_model.h"
 #include "unit_bench.h"
 #include "verilated.h"
+#include "vl_port.h"
 #include "wire_ref.h"
 
 namespace {
 
-constexpr unsigned W = RNIC_DATA_BYTES;   // the gather is verilated with its defaults
 constexpr uint32_t kMtu = RNIC_MTU;
-static_assert(W == 8, "the bench drives 64-bit beats");
+
+// The gather verilated at width W: with its default at 8, with -GW=<W>
+// (CMakeLists.txt) at the others.
+template <unsigned W> struct GatherModel;
+static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
+template <> struct GatherModel<8> { using type = Vrnic_tx_gather; };
+#if RNIC_UNIT_WIDTHS
+template <> struct GatherModel<16> { using type = Vrnic_tx_gather_w16; };
+template <> struct GatherModel<32> { using type = Vrnic_tx_gather_w32; };
+template <> struct GatherModel<64> { using type = Vrnic_tx_gather_w64; };
+#endif
 
 // rnic_pkg::HDR_EXT_* (rtl_only in rnic.toml, so not in rnic_hw.h).
 constexpr unsigned kExtNone = 0, kExtReth = 1, kExtAeth = 2;
@@ -117,10 +139,13 @@ struct TxJob {
     unsigned gap = 0;          // cycles with start low before it
 };
 
-class Gather {
+template <unsigned W> class Gather {
+    using Model = typename GatherModel<W>::type;
+    using Data = std::remove_reference_t<decltype(Model::rd_rsp_data)>;   // uint64_t, or VlWide past 8 bytes
+
 public:
     explicit Gather(uint64_t seed)
-        : ctx_(unit_context(seed)), dut_(new Vrnic_tx_gather(ctx_.get())), rng_(seed ^ 0x6A7E) {
+        : ctx_(unit_context(seed)), dut_(new Model(ctx_.get())), rng_(seed ^ 0x6A7E) {
         reset();
     }
     ~Gather() { dut_->final(); }
@@ -135,7 +160,7 @@ public:
     void add(const TxJob &j) { todo_.push_back(j); }
 
     void reset() {
-        Vrnic_tx_gather &d = *dut_;
+        Model &d = *dut_;
         d.rst_n = 0;
         d.start = 0;
         d.fr_busy = 0;
@@ -279,7 +304,7 @@ private:
     }
 
     void drive_fields(const wire::Fields &f) {
-        Vrnic_tx_gather &d = *dut_;
+        Model &d = *dut_;
         d.src_mac = f.src_mac;
         d.dst_mac = f.dst_mac;
         d.src_ip = f.src_ip;
@@ -301,7 +326,7 @@ private:
     }
 
     void drive_noise() {
-        Vrnic_tx_gather &d = *dut_;
+        Model &d = *dut_;
         d.src_mac = rng_.next() >> 16;
         d.dst_mac = rng_.next() >> 16;
         d.src_ip = rng_.u32();
@@ -328,19 +353,18 @@ private:
 
     // The DMA's beat k of a burst: packed bytes, noise above the last
     // beat's; a refused burst's beats are all zeros.
-    uint64_t beat_data(const Burst &b, unsigned k) {
-        if (b.err) return 0;
-        uint64_t data = rng_.next();
-        const uint32_t first = 8 * k;
-        for (unsigned i = 0; i < W && first + i < b.len; i++) {
-            data &= ~(0xFFull << (8 * i));
-            data |= static_cast<uint64_t>(mem_byte(b.addr + first + i, b.salt)) << (8 * i);
-        }
+    Data beat_data(const Burst &b, unsigned k) {
+        Data data{};
+        if (b.err) return data;
+        vlport::randomize(data, rng_);
+        const uint32_t first = W * k;
+        for (unsigned i = 0; i < W && first + i < b.len; i++)
+            vlport::set_byte(data, i, mem_byte(b.addr + first + i, b.salt));
         return data;
     }
 
     void step() {
-        Vrnic_tx_gather &d = *dut_;
+        Model &d = *dut_;
         d.clk = 0;
 
         // The engine: the next frame after its gap, start held until done.
@@ -373,7 +397,10 @@ private:
             beat_err_ = b.err;
         }
         d.rd_rsp_valid = presenting_;
-        d.rd_rsp_data = presenting_ ? beat_ : rng_.next();
+        if (presenting_)
+            d.rd_rsp_data = beat_;
+        else
+            vlport::randomize(d.rd_rsp_data, rng_);
         d.rd_rsp_last = presenting_ ? beat_last_ : rng_.percent(50);
         d.rd_rsp_err = presenting_ ? beat_err_ : rng_.percent(50);
 
@@ -388,7 +415,7 @@ private:
     }
 
     void monitor(bool push_ok) {
-        Vrnic_tx_gather &d = *dut_;
+        Model &d = *dut_;
         Frame *f = cur_.get();
 
         // Start and done.
@@ -530,7 +557,7 @@ private:
                 f->payload_pushed += n;
             }
             for (unsigned i = 0; i < n; i++) {
-                const uint8_t got = static_cast<uint8_t>(d.fr_push_data >> (8 * i));
+                const uint8_t got = vlport::get_byte(d.fr_push_data, i);
                 const size_t at = f->pushed + i;
                 CHECK(at < f->expect.size());
                 if (at >= f->expect.size()) break;
@@ -557,7 +584,7 @@ private:
         // Response beats taken into the payload register.
         if (presenting_ && d.rd_rsp_ready) {
             Burst &b = bursts_.front();
-            const uint32_t n_beat = b.len - 8 * b.sent < W ? b.len - 8 * b.sent : W;
+            const uint32_t n_beat = b.len - W * b.sent < W ? b.len - W * b.sent : W;
             held_.push_back(Held{n_beat, b.err, b.base});
             CHECK(held_.size() <= 1);   // one register
             b.sent++;
@@ -618,7 +645,7 @@ private:
     static unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vrnic_tx_gather> dut_;
+    std::unique_ptr<Model> dut_;
     Rng rng_;
     uint64_t cycle_ = 0;
 
@@ -631,7 +658,7 @@ private:
 
     std::deque<Burst> bursts_;
     bool presenting_ = false, beat_last_ = false, beat_err_ = false;
-    uint64_t beat_ = 0;
+    Data beat_{};
     std::deque<Held> held_;
     bool req_held_ = false;
     uint64_t req_addr_ = 0;
@@ -693,9 +720,9 @@ TxJob one_segment(Rng &r, uint8_t op, unsigned plen, uint64_t addr) {
 
 }  // namespace
 
-UNIT_TEST(single_segment) {
+UNIT_TEST_WIDTHS(single_segment) {
     const uint64_t seed = unit_seed(0x6a0001);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     const unsigned lens[] = {0,  1,  2,   3,   4,   5,   6,   7,    8,    9,    10,   11,   12,   13,  14,
                              15, 16, 17,  18,  19,  20,  63,  64,   65,   127,  128,  129,  1000, 4088,
@@ -713,7 +740,7 @@ UNIT_TEST(single_segment) {
         for (unsigned k = 0; k < 14; k++) {
             const uint8_t op = wire::kOpcodes[k];
             for (unsigned plen : lens) {
-                const uint64_t addr = 0x10000 + 4096 * n + (n % 8);   // every alignment
+                const uint64_t addr = 0x10000 + 4096 * n + (n % W);   // every alignment in a beat
                 g.add(one_segment(r, op, plen, addr));
                 n++;
             }
@@ -727,9 +754,9 @@ UNIT_TEST(single_segment) {
                 static_cast<unsigned long long>(g.cycles()));
 }
 
-UNIT_TEST(multi_segment) {
+UNIT_TEST_WIDTHS(multi_segment) {
     const uint64_t seed = unit_seed(0x6a0002);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     g.push_ok_pct = 75;
     g.req_ready_pct = 70;
@@ -752,9 +779,9 @@ UNIT_TEST(multi_segment) {
                 static_cast<unsigned long long>(g.cycles()));
 }
 
-UNIT_TEST(mtu_split) {
+UNIT_TEST_WIDTHS(mtu_split) {
     const uint64_t seed = unit_seed(0x6a0003);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     g.push_ok_pct = 85;
     g.req_ready_pct = 80;
@@ -778,9 +805,9 @@ UNIT_TEST(mtu_split) {
     std::printf("  %u frames, %llu bursts\n", n, static_cast<unsigned long long>(g.bursts()));
 }
 
-UNIT_TEST(read_error) {
+UNIT_TEST_WIDTHS(read_error) {
     const uint64_t seed = unit_seed(0x6a0004);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     g.push_ok_pct = 70;
     g.req_ready_pct = 70;
@@ -790,7 +817,7 @@ UNIT_TEST(read_error) {
     unsigned n = 0, bad = 0;
     // A single-beat burst refused; then the first, a middle and the last of
     // several; each followed by a clean frame, which starts unpoisoned.
-    for (unsigned plen : {1u, 5u, 8u}) {
+    for (unsigned plen : {1u, 5u, W}) {
         TxJob j = one_segment(r, wire::SEND_ONLY, plen, 0x1234567800000000ull + r.range(0, 4095));
         j.err_burst = 0;
         g.add(j);
@@ -828,9 +855,9 @@ UNIT_TEST(read_error) {
 // poison, done, the headers, the bytes the list held, zeros for the rest,
 // the pad, nothing read past the list. (This bench found the gather
 // pushing only the bytes the list held, which would have hung the framer.)
-UNIT_TEST(list_dry) {
+UNIT_TEST_WIDTHS(list_dry) {
     const uint64_t seed = unit_seed(0x6a0005);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     g.push_ok_pct = 80;
     g.req_ready_pct = 80;
@@ -880,8 +907,8 @@ void empty_at_cursor(Rng &r, sg::List &l, bool used_up) {
 
 // Cycles from started (cycle 0) to done, framer always taking, the DMA
 // taking every request and presenting a burst's first beat exactly L cycles
-// after its request and the rest one a cycle. H = ceil(hdr / 8) header
-// beats, B_k = ceil(len_k / 8) beats of burst k, N the segments stepped
+// after its request and the rest one a cycle. H = ceil(hdr / W) header
+// beats, B_k = ceil(len_k / W) beats of burst k, N the segments stepped
 // over (sg::Cut::nexts), P = 1 with a pad and 0 without:
 //
 //   plen == 0:                      H + 1 + P
@@ -905,6 +932,7 @@ void empty_at_cursor(Rng &r, sg::List &l, bool used_up) {
 // request state starts in H + 2 and steps past it there, and the first
 // burst is timed as a later one. Without payload the last header beat
 // (H + 1) is the last byte.
+template <unsigned W>
 uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &l, const sg::Cut &c, unsigned lat) {
     const uint64_t h = (hdr + W - 1) / W;
     const uint64_t p = pad != 0 ? 1 : 0;
@@ -918,13 +946,17 @@ uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &
     return first_beat + beats(c.pieces[0].len) + p + later;
 }
 
-UNIT_TEST(cycle_count) {
+UNIT_TEST_WIDTHS(cycle_count) {
     const uint64_t seed = unit_seed(0x6a0006);
     Rng r(seed);
-    Gather g(seed);
+    Gather<W> g(seed);
     const int before = rnic_check_failures();
     unsigned n = 0, hdr_bound = 0, lat_bound = 0;
-    for (unsigned lat : {1u, 2u, 3u, 7u, 8u, 9u, 10u, 20u}) {
+    // At W = 8 the headers' end H + 2 is 9 to 11; at W > 8 it is 3 to 7
+    // (headers of 1 to 5 beats), which 4..6 put L at and around too.
+    std::vector<unsigned> lats = {1, 2, 3, 7, 8, 9, 10, 20};
+    if (W > 8) lats.insert(lats.begin() + 3, {4u, 5u, 6u});
+    for (unsigned lat : lats) {
         g.lat_min = g.lat_max = lat;
         unsigned early = 0, late = 0;
         for (unsigned i = 0; i < 48 && !unit_stop(before); i++, n++) {
@@ -934,7 +966,7 @@ UNIT_TEST(cycle_count) {
             const sg::Cut c = sg::cut(j.list.segs, j.list.first, j.list.off, plen, kMtu);
             CHECK_EQ(c.fit, plen);   // no list runs dry here
             const unsigned hdr = wire::header_bytes(j.f);
-            const uint64_t want = want_cycles(hdr, plen, j.f.pad, j.list, c, lat);
+            const uint64_t want = want_cycles<W>(hdr, plen, j.f.pad, j.list, c, lat);
             if (plen != 0) {
                 const bool e = j.list.segs[j.list.first].len != j.list.off;
                 (e ? early : late)++;
@@ -962,9 +994,9 @@ UNIT_TEST(cycle_count) {
     CHECK_EQ(g.frames(), n);
 }
 
-UNIT_TEST(reset_mid_frame) {
+UNIT_TEST_WIDTHS(reset_mid_frame) {
     const uint64_t seed = unit_seed(0x6a0007);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     g.push_ok_pct = 80;
     g.req_ready_pct = 80;
@@ -974,9 +1006,17 @@ UNIT_TEST(reset_mid_frame) {
         if (r.percent(50)) j.err_burst = 0;   // poison set, then the reset clears it
         g.add(j);
         // Stopped before the pad: the pad is pushed in done's cycle, which
-        // ends the frame.
+        // ends the frame. Without a pad the last payload beat's push ends
+        // it: stopped before that beat, which is up to W bytes (a stop
+        // inside it left no frame to reset, at W = 64 often).
         const unsigned before_pad = wire::header_bytes(j.f) + j.f.payload_len;
-        g.run_until_pushed(r.range(1, before_pad - 1));
+        unsigned stop = r.range(1, before_pad - 1);
+        if (j.f.pad == 0) {
+            const sg::Cut c = sg::cut(j.list.segs, j.list.first, j.list.off, j.f.payload_len, kMtu);
+            const unsigned last_beat = (c.pieces.back().len - 1) % W + 1;
+            if (stop > before_pad - last_beat) stop = before_pad - last_beat;
+        }
+        g.run_until_pushed(stop);
         g.reset_now();
         g.add(job(r, r.range(0, 500)));
         g.run();
@@ -984,9 +1024,9 @@ UNIT_TEST(reset_mid_frame) {
     CHECK_EQ(g.frames(), 40u);
 }
 
-UNIT_TEST(random_run) {
+UNIT_TEST_WIDTHS(random_run) {
     const uint64_t seed = unit_seed(0x6a0008);
-    Gather g(seed);
+    Gather<W> g(seed);
     Rng r(seed);
     const int before = rnic_check_failures();
     unsigned n = 0;

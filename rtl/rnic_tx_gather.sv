@@ -7,12 +7,17 @@
 // moves on in that same cycle. started (combinational) marks the cycle the
 // frame begins (the framer was free).
 //
+// W bytes go to the framer a cycle (issue 12: W = 8, 16, 32 or 64): the
+// headers W at a time, each payload beat as the DMA gave it (a burst's
+// beats hold W bytes each from its first, the last one the rest).
+//
 // The first burst of the payload is asked for in the cycle the frame
-// starts, so its DMA latency hides behind the headers (a 4 KiB packet is
-// 512 beats; its headers 7 to 9 and the latency 16 on the platform): its
-// beats wait in the DMA channel (rd_rsp_ready low) until the last header
-// beat is pushed. Later bursts, and a first segment the cursor must step
-// past (an empty SGE), are asked for after the one before.
+// starts, so its DMA latency hides behind the headers (at W = 8 a 4 KiB
+// packet is 512 beats; its headers 7 to 9 and the latency 16 on the
+// platform; at W = 64 the headers are 1 or 2 beats and the latency shows):
+// its beats wait in the DMA channel (rd_rsp_ready low) until the last
+// header beat is pushed. Later bursts, and a first segment the cursor must
+// step past (an empty SGE), are asked for after the one before.
 //
 // done comes with the last byte pushed when no pad follows: the frame's
 // last payload beat (unless the host refused it), or its last header beat
@@ -33,6 +38,7 @@
 // on every evaluation). Ready stays high while the register drains, so the
 // stream keeps its full rate.
 module rnic_tx_gather #(
+  parameter int unsigned W   = rnic_pkg::DATA_BYTES,   // bytes a DMA beat and a framer push
   parameter int unsigned MTU = rnic_pkg::MTU
 ) (
   input  logic        clk,
@@ -84,7 +90,7 @@ module rnic_tx_gather #(
   output logic [12:0] rd_req_len,
   input  logic        rd_rsp_valid,
   output logic        rd_rsp_ready,
-  input  logic [63:0] rd_rsp_data,
+  input  logic [8*W-1:0] rd_rsp_data,
   input  logic        rd_rsp_last,
   input  logic        rd_rsp_err,
 
@@ -97,21 +103,27 @@ module rnic_tx_gather #(
   output logic [15:0] fr_len,
   input  logic        fr_busy,       // no start now: the framer would not be free next cycle
   input  logic        fr_push_ok,
-  output logic [63:0] fr_push_data,
-  output logic [3:0]  fr_push_n,
+  output logic [8*W-1:0] fr_push_data,
+  output logic [$clog2(W):0] fr_push_n,
   output logic        fr_poison
 );
   localparam logic [31:0] MTU32 = 32'(MTU);
+  localparam logic [31:0] W32   = 32'(W);
+  localparam int unsigned NW    = $clog2(W) + 1;   // fr_push_n: 0..W
+  // rnic_hdr_build's 72 bytes in whole beats (the last one zero-filled at
+  // W = 16, 32, 64) so the last header beat's select stays inside.
+  localparam int unsigned HB_BEATS = (72 + W - 1) / W;
+  localparam int unsigned HI = (HB_BEATS > 1) ? $clog2(HB_BEATS) : 1;
 
   typedef enum logic [2:0] { G_IDLE, G_HDR, G_PIECE, G_DATA, G_FILL, G_PAD } gather_state_t;
   gather_state_t gs;
 
-  logic [3:0]  hdr_i;
+  logic [HI-1:0] hdr_i;
   logic        early;        // the first burst was asked for during the headers
   logic [31:0] piece_left;   // bytes of this frame's payload still to request
   logic [31:0] burst_left;   // bytes of the current DMA burst still to push
   logic        rs_valid, rs_last, rs_err;
-  logic [63:0] rs_data;
+  logic [8*W-1:0] rs_data;
 
   function automatic logic [31:0] min32(input logic [31:0] x, input logic [31:0] y);
     min32 = (x < y) ? x : y;
@@ -120,6 +132,8 @@ module rnic_tx_gather #(
   logic [8*72-1:0] hb;
   logic [6:0]      hb_len;
   logic [15:0]     hb_frame_len;
+  logic [8*W*HB_BEATS-1:0] hbw;
+  assign hbw = (8*W*HB_BEATS)'(hb);
   rnic_hdr_build u_build (
     .src_mac, .dst_mac, .src_ip, .dst_ip, .udp_sport, .opcode, .solicited, .pad, .dest_qp, .ack_req,
     .psn, .ext, .reth_va, .reth_rkey, .reth_len, .aeth_syndrome, .aeth_msn, .payload_len(plen),
@@ -130,7 +144,7 @@ module rnic_tx_gather #(
   logic        hdr_last;     // the header beat pushed now is the last
   logic        data_end;     // the last payload beat is pushed now
   always_comb begin
-    hdr_last = gs == G_HDR && fr_push_ok && 32'({hdr_i, 3'b000}) + 32'd8 >= 32'(hb_len);
+    hdr_last = gs == G_HDR && fr_push_ok && (32'(hdr_i) + 32'd1) * W32 >= 32'(hb_len);
     started = start && gs == G_IDLE && !fr_busy;
     // In the cycle a frame starts, piece_left still holds the last frame's 0.
     left    = (gs == G_IDLE) ? 32'(plen) : piece_left;
@@ -153,19 +167,19 @@ module rnic_tx_gather #(
 
     fr_len       = hb_frame_len;
     fr_poison    = poison;
-    fr_push_data = 64'd0;
-    fr_push_n    = 4'd0;
+    fr_push_data = '0;
+    fr_push_n    = '0;
     unique case (gs)
       G_HDR: if (fr_push_ok) begin
-        fr_push_data = hb[64*hdr_i +: 64];
-        fr_push_n    = 4'(min32(32'd8, 32'(hb_len) - 32'({hdr_i, 3'b000})));
+        fr_push_data = hbw[8*W*hdr_i +: 8*W];
+        fr_push_n    = NW'(min32(W32, 32'(hb_len) - 32'(hdr_i) * W32));
       end
       G_DATA: if (fr_push_ok && rs_valid) begin
         fr_push_data = rs_data;
-        fr_push_n    = 4'(min32(32'd8, burst_left));
+        fr_push_n    = NW'(min32(W32, burst_left));
       end
-      G_FILL: if (fr_push_ok) fr_push_n = 4'(min32(32'd8, burst_left));
-      G_PAD: if (fr_push_ok) fr_push_n = 4'(pad);
+      G_FILL: if (fr_push_ok) fr_push_n = NW'(min32(W32, burst_left));
+      G_PAD: if (fr_push_ok) fr_push_n = NW'(pad);
       default: ;
     endcase
   end
@@ -195,7 +209,7 @@ module rnic_tx_gather #(
       unique case (gs)
         G_IDLE: if (started) begin
           fr_start   <= 1'b1;
-          hdr_i      <= 4'd0;
+          hdr_i      <= '0;
           early      <= rd_req_valid && rd_req_ready;
           piece_left <= (rd_req_valid && rd_req_ready) ? 32'(plen) - piece : 32'(plen);
           burst_left <= piece;
@@ -211,7 +225,7 @@ module rnic_tx_gather #(
             burst_left <= piece;
             early      <= 1'b1;
           end
-          if (fr_push_ok) hdr_i <= hdr_i + 4'd1;
+          if (fr_push_ok) hdr_i <= hdr_i + HI'(1);
           if (hdr_last)
             gs <= (early || (rd_req_valid && rd_req_ready)) ? G_DATA :
                   (plen != 16'd0) ? G_PIECE : done ? G_IDLE : G_PAD;
@@ -242,7 +256,7 @@ module rnic_tx_gather #(
         end
         G_FILL: if (fr_push_ok) begin
           burst_left <= burst_left - 32'(fr_push_n);
-          if (burst_left <= 32'd8) gs <= G_PAD;
+          if (burst_left <= W32) gs <= G_PAD;
         end
         G_PAD: if (done) gs <= G_IDLE;
         default: gs <= G_IDLE;

@@ -40,6 +40,23 @@ struct UnitRegistrar {
 #else
 #define UNIT_WIDE_REGISTRARS(name)
 #endif
+// UNIT_MODELS(Map, Vmodule): Map<W>::type, the unit's verilated model at
+// width W: Vmodule (its default, W = 8) and, with the wide models,
+// Vmodule_w16 / _w32 / _w64 (rnic_rtl_unit_width() in CMakeLists.txt).
+#if RNIC_UNIT_WIDTHS
+#define UNIT_WIDE_MODELS(map, model)                                       \
+    template <> struct map<16> { using type = model##_w16; };             \
+    template <> struct map<32> { using type = model##_w32; };             \
+    template <> struct map<64> { using type = model##_w64; };
+#else
+#define UNIT_WIDE_MODELS(map, model)
+#endif
+#define UNIT_MODELS(map, model)                                            \
+    template <unsigned W> struct map;                                      \
+    static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8"); \
+    template <> struct map<8> { using type = model; };                     \
+    UNIT_WIDE_MODELS(map, model)
+
 #define UNIT_TEST_WIDTHS(name)                                   \
     template <unsigned W> static void test_##name();             \
     static UnitRegistrar registrar_##name(#name, test_##name<8>); \

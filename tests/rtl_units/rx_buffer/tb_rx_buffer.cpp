@@ -80,14 +80,7 @@ constexpr unsigned kPauseMax = RNIC_RX_PAUSE_MAX;       // cycles a frame waits 
 
 // The buffer verilated at width W: with its defaults at 8, with -GW=<W>
 // and the HDR_WORDS below (CMakeLists.txt) at the others.
-template <unsigned W> struct RxModel;
-static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
-template <> struct RxModel<8> { using type = Vrnic_rx_buffer; };
-#if RNIC_UNIT_WIDTHS
-template <> struct RxModel<16> { using type = Vrnic_rx_buffer_w16; };
-template <> struct RxModel<32> { using type = Vrnic_rx_buffer_w32; };
-template <> struct RxModel<64> { using type = Vrnic_rx_buffer_w64; };
-#endif
+UNIT_MODELS(RxModel, Vrnic_rx_buffer)
 
 bool good_frame(const std::vector<uint8_t> &f) {
     return f.size() >= wire::kMinFrame && f.size() <= kSlotBytes && wire::icrc_ok(f);

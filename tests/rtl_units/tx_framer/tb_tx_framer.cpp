@@ -61,14 +61,7 @@ namespace {
 
 // The framer verilated at width W: with its default at 8, with -GW=<W>
 // (CMakeLists.txt) at the others.
-template <unsigned W> struct FramerModel;
-static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
-template <> struct FramerModel<8> { using type = Vrnic_tx_framer; };
-#if RNIC_UNIT_WIDTHS
-template <> struct FramerModel<16> { using type = Vrnic_tx_framer_w16; };
-template <> struct FramerModel<32> { using type = Vrnic_tx_framer_w32; };
-template <> struct FramerModel<64> { using type = Vrnic_tx_framer_w64; };
-#endif
+UNIT_MODELS(FramerModel, Vrnic_tx_framer)
 
 // A frame to send: its body (header, payload, pad) cut into pieces, how the
 // bench pushes it, and whether (and from which pushed byte on) it is poisoned.

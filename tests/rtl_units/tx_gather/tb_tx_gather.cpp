@@ -106,14 +106,7 @@ constexpr uint32_t kMtu = RNIC_MTU;
 
 // The gather verilated at width W: with its default at 8, with -GW=<W>
 // (CMakeLists.txt) at the others.
-template <unsigned W> struct GatherModel;
-static_assert(RNIC_DATA_BYTES == 8, "the tests named without a width are the default model's, W = 8");
-template <> struct GatherModel<8> { using type = Vrnic_tx_gather; };
-#if RNIC_UNIT_WIDTHS
-template <> struct GatherModel<16> { using type = Vrnic_tx_gather_w16; };
-template <> struct GatherModel<32> { using type = Vrnic_tx_gather_w32; };
-template <> struct GatherModel<64> { using type = Vrnic_tx_gather_w64; };
-#endif
+UNIT_MODELS(GatherModel, Vrnic_tx_gather)
 
 // rnic_pkg::HDR_EXT_* (rtl_only in rnic.toml, so not in rnic_hw.h).
 constexpr unsigned kExtNone = 0, kExtReth = 1, kExtAeth = 2;

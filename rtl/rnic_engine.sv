@@ -133,7 +133,7 @@ module rnic_engine #(
 
   output logic        fr_start,
   output logic [15:0] fr_len,
-  input  logic        fr_busy,
+  input  logic        fr_free,         // rnic_tx_framer's free_next
   input  logic        fr_push_ok,
   output logic [63:0] fr_push_data,
   output logic [3:0]  fr_push_n,
@@ -454,7 +454,7 @@ module rnic_engine #(
     .rd_req_len(tx_rd_req_len), .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_ready(tx_rd_rsp_ready),
     .rd_rsp_data(dma_rd_rsp_data), .rd_rsp_last(dma_rd_rsp_last), .rd_rsp_err(dma_rd_rsp_err),
     .fault(tx_fault), .fault_addr(tx_fault_addr),
-    .fr_start, .fr_len, .fr_busy, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
+    .fr_start, .fr_len, .fr_free, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
 
   // Receive scatter: in S_RX_SCATTER it places the frame's payload (loaded
   // at parse) over the cursor's segments.

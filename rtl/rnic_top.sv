@@ -232,7 +232,7 @@ module rnic_top #(
     .dma_wr_valid, .dma_wr_ready, .dma_wr_addr, .dma_wr_len, .dma_wr_tag, .dma_wr_data,
     .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_tag, .dma_wr_cpl_err,
     // A frame may start while the last one's last beat leaves (free_next).
-    .fr_start, .fr_len, .fr_busy(!fr_free_next), .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
+    .fr_start, .fr_len, .fr_free(fr_free_next), .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
     .rxb_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
     .trace_valid, .trace_event, .trace_qpn, .trace_arg, .time_now, .wake_valid, .wake_at,
     .idle(eng_idle));

@@ -21,9 +21,9 @@
 //
 // done comes with the last byte pushed when no pad follows: the frame's
 // last payload beat (unless the host refused it), or its last header beat
-// when it has no payload. The
-// engine's next frame can then start while the framer still appends the
-// ICRC (a frame waits for the framer to be free only in started).
+// when it has no payload. The engine's next frame can then start while
+// the framer still appends the ICRC: a frame waits for the framer only in
+// started, on fr_free (the framer takes a start registered now).
 //
 // A payload the host refused to read (a DMA read error), or a segment list
 // that runs dry before plen bytes (cannot happen for a checked WQE), sends
@@ -101,7 +101,7 @@ module rnic_tx_gather #(
   // The framer.
   output logic        fr_start,
   output logic [15:0] fr_len,
-  input  logic        fr_busy,       // no start now: the framer would not be free next cycle
+  input  logic        fr_free,       // a start registered now finds the framer free (its free_next)
   input  logic        fr_push_ok,
   output logic [8*W-1:0] fr_push_data,
   output logic [$clog2(W):0] fr_push_n,
@@ -119,7 +119,7 @@ module rnic_tx_gather #(
   gather_state_t gs;
 
   logic [HI-1:0] hdr_i;
-  logic        early;        // the first burst was asked for during the headers
+  logic        early;        // the first burst was asked for (at the start or during the headers)
   logic [31:0] piece_left;   // bytes of this frame's payload still to request
   logic [31:0] burst_left;   // bytes of the current DMA burst still to push
   logic        rs_valid, rs_last, rs_err;
@@ -145,7 +145,7 @@ module rnic_tx_gather #(
   logic        data_end;     // the last payload beat is pushed now
   always_comb begin
     hdr_last = gs == G_HDR && fr_push_ok && (32'(hdr_i) + 32'd1) * W32 >= 32'(hb_len);
-    started = start && gs == G_IDLE && !fr_busy;
+    started = start && gs == G_IDLE && fr_free;
     // In the cycle a frame starts, piece_left still holds the last frame's 0.
     left    = (gs == G_IDLE) ? 32'(plen) : piece_left;
     // A refused last beat ends the frame a cycle later, in G_PAD, so poison
@@ -210,8 +210,8 @@ module rnic_tx_gather #(
         G_IDLE: if (started) begin
           fr_start   <= 1'b1;
           hdr_i      <= '0;
-          early      <= rd_req_valid && rd_req_ready;
-          piece_left <= (rd_req_valid && rd_req_ready) ? 32'(plen) - piece : 32'(plen);
+          early      <= seg_take;
+          piece_left <= seg_take ? 32'(plen) - piece : 32'(plen);
           burst_left <= piece;
           // Poison belongs to one frame: the engine has already acted on
           // the previous one (an ACK or NAK after a faulted payload must
@@ -220,14 +220,14 @@ module rnic_tx_gather #(
           gs         <= G_HDR;
         end
         G_HDR: begin
-          if (rd_req_valid && rd_req_ready) begin
+          if (seg_take) begin
             piece_left <= piece_left - piece;
             burst_left <= piece;
             early      <= 1'b1;
           end
           if (fr_push_ok) hdr_i <= hdr_i + HI'(1);
           if (hdr_last)
-            gs <= (early || (rd_req_valid && rd_req_ready)) ? G_DATA :
+            gs <= (early || seg_take) ? G_DATA :
                   (plen != 16'd0) ? G_PIECE : done ? G_IDLE : G_PAD;
         end
         G_PIECE: begin

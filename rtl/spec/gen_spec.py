@@ -472,6 +472,14 @@ def wslice(msb, lsb):
     return f"req_wdata[{msb}:{lsb}]" if msb > lsb else f"req_wdata[{lsb}]"
 
 
+def stored_parts(r):
+    """(width, expr), msb first: what a stored register holds, as the
+    hardware and a read see it (its wo fields 0: they are strobes, not kept)."""
+    if r["split"]:
+        return [(sg["width"], f"{sg['width']}'d0" if sg["access"] == "wo" else seg_q(r, sg)) for sg in r["segs"]]
+    return [(r["width"], f"{reg_id(r)}_q")]
+
+
 def seg_q(r, sg):
     return f"{reg_id(r)}_{member_name(sg['name']) if sg['name'] else 'rsvd_' + str(sg['lsb'])}_q"
 
@@ -595,12 +603,9 @@ def gen_decode(m):
         n = reg_id(r)
         if r["kind"] != "stored":
             continue
-        if r["split"]:
-            parts = [(sg["width"], f"{sg['width']}'d0" if sg["access"] == "wo" else seg_q(r, sg))
-                     for sg in r["segs"]]
-            out.append(f"    r2h.{n} = {{{', '.join(e for _, e in parts)}}};")
-        else:
-            out.append(f"    r2h.{n} = {n}_q;")
+        parts = stored_parts(r)
+        value = parts[0][1] if len(parts) == 1 else "{" + ", ".join(e for _, e in parts) + "}"
+        out.append(f"    r2h.{n} = {value};")
     out.append("  end")
     out.append("")
     out.append("  always_comb begin")
@@ -638,11 +643,8 @@ def gen_decode(m):
                 parts = [(sg["width"], sv_value(sg["value"], sg["width"])) for sg in r["segs"]]
         elif k in ("ext", "cmd"):
             parts = [(r["width"], f"h2r.{n}")]
-        elif r["split"]:
-            parts = [(sg["width"], f"{sg['width']}'d0" if sg["access"] == "wo" else seg_q(r, sg))
-                     for sg in r["segs"]]
         else:
-            parts = [(r["width"], f"{n}_q")]
+            parts = stored_parts(r)
         out.append(f"        rnic_pkg::REG_{r['name']}: rdata = {cat(parts)};")
     out.append("        default: rdata = 32'd0;")
     out.append("      endcase")

@@ -156,7 +156,7 @@ public:
         Model &d = *dut_;
         d.rst_n = 0;
         d.start = 0;
-        d.fr_busy = 0;
+        d.fr_free = 1;
         d.fr_push_ok = 0;
         d.rd_req_ready = 0;
         d.rd_rsp_valid = 0;
@@ -399,7 +399,7 @@ private:
 
         // The framer.
         const bool push_ok = fr_busy_ && !fr_done_ && rng_.percent(push_ok_pct);
-        d.fr_busy = fr_busy_;
+        d.fr_free = !fr_busy_;
         d.fr_push_ok = push_ok;
         d.eval();
 

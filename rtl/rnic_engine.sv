@@ -193,25 +193,26 @@ module rnic_engine #(
   logic [47:0]    cur_rmac;
   logic [1:0]     pq_state, sel_state;
   logic [7:0]     pq_flags, sel_err;
-  logic [2*NUM_QP-1:0]  all_state;
-  logic [8*NUM_QP-1:0]  all_flags;
-  logic [16*NUM_QP-1:0] all_sq_pi, all_rq_pi;
+  logic [7:0]     cur_flags;
   logic           qp_db_ok;
   logic [15:0]    db_sq_ci, db_rq_ci, nxt_sq_ci, nxt_done;
   rnic_pkg::qp_xs_t    cur_xs, pq_xs;
   rnic_pkg::flight_t   cur_oldest, pq_oldest;
-  logic [NUM_QP-1:0]          sch_fenced, sch_bind_wait, sch_rd_hold;
-  logic [16*NUM_QP-1:0]       sch_hold_done, sch_sq_ci, sch_done, sch_rq_ci;
-  logic [8*NUM_QP*rnic_pkg::MAX_RD_ATOMIC-1:0] sch_op;
+  // The scheduler's reads of the QPs written the cycle before (and its sweep).
+  localparam int unsigned LOOKS = 5;
+  logic [LOOKS*QW-1:0]                            look_qp;
+  logic [LOOKS*rnic_pkg::SCHED_CFG_W-1:0]         look_cfg;
+  logic [LOOKS*rnic_pkg::SCHED_XS_W-1:0]          look_xs;
+  logic [8*rnic_pkg::MAX_RD_ATOMIC-1:0]           cur_ops;
   logic                       pick_any, flush_any, bind_any, retry_any, rd_at_limit;
   logic [QW-1:0]              pick_q, flush_q, bind_q, retry_q;
-  logic [NUM_QP-1:0]          sch_rnr_wait, sch_paused, tmr_due;
+  logic [NUM_QP-1:0]          tmr_due;
   /* verilator lint_off UNUSEDSIGNAL */   // a unit reads the fields it needs only
   rnic_pkg::reg_qp_timers_t   cur_timers, pq_timers;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [3:0]                 cur_log_mtu, pq_log_mtu;   // each QP's path MTU, log2 bytes
 
-  rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_qp_cfg (
+  rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .LOOKS(LOOKS)) u_qp_cfg (
     .clk, .rst_n,
     .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel), .cmd_sq_base(qp_sq_base), .cmd_rq_base(qp_rq_base),
     .cmd_sq_log(qp_sq_log), .cmd_rq_log(qp_rq_log), .cmd_scq(qp_scq), .cmd_rcq(qp_rcq), .cmd_pz(qp_pz),
@@ -220,12 +221,12 @@ module rnic_engine #(
     .db_valid, .db_kind, .db_index, .db_value, .db_sq_ci, .db_rq_ci, .db_ok(qp_db_ok),
     .err_valid(st == rnic_pkg::S_ERROR_QP), .err_qp(cur), .err_status(j.err_status),
     .cur, .cur_sq_base, .cur_rq_base, .cur_sq_log, .cur_rq_log, .cur_scq, .cur_rcq, .cur_pz,
-    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_timers, .cur_log_mtu,
+    .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_flags, .cur_timers, .cur_log_mtu,
     .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers, .pq_log_mtu,
     .pq_rq_pi,
     .nxt(bind_any ? bind_q : pick_q), .nxt_sq_base, .nxt_sq_log,
     .sel_state, .sel_err,
-    .all_state, .all_flags, .all_sq_pi, .all_rq_pi);
+    .look_qp, .look_cfg);
   assign qp_state_rd = {sel_err, 6'd0, sel_state};
 
   // The job's writes to its QP's transport state: the requester's, the
@@ -235,29 +236,28 @@ module rnic_engine #(
   logic [QW+rnic_pkg::FLIGHT_IDX_W-1:0] fl_slot;
   rnic_pkg::flight_we_t fl_we;
   rnic_pkg::flight_t    fl_wr;
-  rnic_qp_transport #(.NUM_QP(NUM_QP)) u_qp_xport (
+  rnic_qp_transport #(.NUM_QP(NUM_QP), .LOOKS(LOOKS)) u_qp_xport (
     .clk, .rst_n,
     .cmd_valid(qp_cmd_valid), .cmd(qp_cmd), .cmd_sel(qp_sel),
     .cmd_in_init(sel_state == 2'(rnic_pkg::QP_STATE_INIT)), .cmd_sq_psn(qp_sq_psn), .cmd_rq_psn(qp_rq_psn),
     .cmd_retry_cnt(qp_timers.retry_cnt), .cmd_rnr_retry(qp_timers.rnr_retry),
     .wr_qp(job_q), .wr_we(xs_we), .wr_data(xs_wr), .fl_slot, .fl_we, .fl_data(fl_wr),
-    .cur, .cur_xs, .cur_oldest, .pq, .pq_xs, .pq_oldest,
+    .cur, .cur_xs, .cur_oldest, .cur_ops, .pq, .pq_xs, .pq_oldest,
     .db(db_index), .db_sq_ci, .db_rq_ci, .nxt(bind_any ? bind_q : pick_q), .nxt_sq_ci, .nxt_done,
-    .all_fenced(sch_fenced), .all_bind_wait(sch_bind_wait), .all_rd_hold(sch_rd_hold), .all_rnr_wait(sch_rnr_wait),
-    .all_paused(sch_paused), .all_hold_done(sch_hold_done), .all_sq_ci(sch_sq_ci), .all_done(sch_done), .all_rq_ci(sch_rq_ci),
-    .all_op(sch_op));
+    .look_qp, .look_xs);
 
   // The send-queue scheduler: the next QP with send work (a BIND to
   // commit, a retry due, a WQE to start, a queue to flush), round-robin, and
   // whether a READ of cur must wait for the READ limit.
+  // Every QP the engine writes this cycle: the job's (cur; the received
+  // frame's while one is parsed), the QP command's, the doorbell's.
   rnic_sq_scheduler #(.NUM_QP(NUM_QP)) u_sched (
-    .clk, .rst_n, .mutant, .state(all_state), .fenced(sch_fenced), .bind_wait(sch_bind_wait),
-    .rd_hold(sch_rd_hold), .rnr_wait(sch_rnr_wait), .paused(sch_paused), .retry_due(tmr_due), .hold_done(sch_hold_done),
-    .sq_pi(all_sq_pi), .sq_ci(sch_sq_ci), .done(sch_done),
-    .rq_pi(all_rq_pi), .rq_ci(sch_rq_ci), .inflight_op(sch_op), .flags(all_flags),
+    .clk, .rst_n, .mutant, .touch_qp({db_index, qp_sel, job_q, cur}),
+    .look_qp, .look_cfg, .look_xs, .retry_due(tmr_due),
     .advance(st == rnic_pkg::S_IDLE && enable && !(rxb_valid && !rxb_release) && !bind_any && !retry_any &&
              !flush_any && pick_any),
-    .pick_any, .pick_q, .bind_any, .bind_q, .retry_any, .retry_q, .flush_any, .flush_q, .cur, .rd_at_limit);
+    .pick_any, .pick_q, .bind_any, .bind_q, .retry_any, .retry_q, .flush_any, .flush_q,
+    .cur_ops, .cur_sq_ci(cur_xs.sq_ci), .cur_done(cur_xs.done), .cur_flags, .rd_at_limit);
 
   // Each QP's retransmission timer. A job step asks (j.tmr_op, j.kick, for
   // cur) and the next cycle does it here: the deadline is now plus the

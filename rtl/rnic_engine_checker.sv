@@ -142,12 +142,12 @@ module rnic_engine_checker #(
   // one (a READ request counts for all its responses), modulo 2^24; after a
   // retry (go-back-N) the next carries the PSN the retry named.
   logic [23:0] next_psn [NUM_QP];
-  logic        psn_known [NUM_QP];
+  logic [NUM_QP-1:0] psn_known;
   logic [23:0] rd_psns;
   always_comb rd_psns = rnic_pkg::msg_psns(tx_rlen, cur_log_mtu);
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      for (int unsigned i = 0; i < NUM_QP; i++) psn_known[i] <= 1'b0;
+      psn_known <= '0;
     end else begin
       if (qp_cmd_valid) psn_known[qp_sel] <= 1'b0;
       if (req_pkt) begin
@@ -181,10 +181,10 @@ module rnic_engine_checker #(
   // Completions: at most one CQE per WQE, in ring order per queue (a later
   // CQE of a queue always names a later WQE).
   logic [15:0] last_idx [2*NUM_QP];
-  logic        idx_known [2*NUM_QP];
+  logic [2*NUM_QP-1:0] idx_known;
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      for (int unsigned i = 0; i < 2*NUM_QP; i++) idx_known[i] <= 1'b0;
+      idx_known <= '0;
     end else begin
       if (qp_cmd_valid && qp_cmd_init) begin
         idx_known[{1'b0, qp_sel}] <= 1'b0;

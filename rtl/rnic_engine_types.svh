@@ -265,3 +265,26 @@
   typedef struct packed {
     logic op, first, last, len;
   } flight_we_t;
+
+  // What the send-queue scheduler reads of one QP to decide whether it has
+  // send work: rnic_qp_config's part and rnic_qp_transport's part. The
+  // scheduler keeps its verdicts per QP and reads these rows only for the
+  // QPs written in the cycle before (rnic_sq_scheduler).
+  typedef struct packed {
+    logic [1:0]  state;      // QP_STATE_*
+    logic [15:0] sq_pi;
+    logic [15:0] rq_pi;
+  } sched_cfg_t;
+
+  typedef struct packed {
+    logic [15:0] sq_ci;
+    logic [15:0] done;
+    logic [15:0] rq_ci;
+    logic [15:0] hold_done;
+    logic        fenced, bind_wait, rd_hold, rnr_wait, paused;
+    logic [7:0]  oldest_op;  // the opcode of the WQE at done (meaningful when done != sq_ci)
+  } sched_xs_t;
+  // Their widths, for ports that carry several rows (Yosys 0.23 takes no
+  // $bits of a package's type there); rnic_sq_scheduler asserts they match.
+  localparam int unsigned SCHED_CFG_W = 2 + 2 * 16;
+  localparam int unsigned SCHED_XS_W  = 4 * 16 + 5 + 8;

@@ -19,12 +19,21 @@
 // Reads are combinational, through one port per QP the engine names at a
 // time: cur (the QP of the job), pq (the QP of the received frame), nxt
 // (the QP the scheduler offers next), sel (the QP of the command register),
-// and every QP at once for the scheduler.
+// and the scheduler's looks (rnic_sq_scheduler: the rows of the QPs written
+// the cycle before, at registered addresses).
+//
+// Nothing but two bits a QP is reset: q_live (the QP has had a state
+// written since reset; a QP without one is in RESET) and q_err_set (q_err
+// holds a status). Every other field is written by INIT before any reader
+// acts on it (a QP in RESET takes no doorbell, no frame and no job), so the
+// arrays, the state's among them, can be RAM.
 module rnic_qp_config #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
+  parameter int unsigned LOOKS  = 5,
   localparam int unsigned QW    = $clog2(NUM_QP),
-  localparam int unsigned CQW   = $clog2(NUM_CQ)
+  localparam int unsigned CQW   = $clog2(NUM_CQ),
+  localparam int unsigned CFW   = rnic_pkg::SCHED_CFG_W
 ) (
   input  logic                clk,
   input  logic                rst_n,
@@ -77,6 +86,7 @@ module rnic_qp_config #(
   output logic [31:0]         cur_remote_ip,
   output logic [47:0]         cur_remote_mac,
   output logic [15:0]         cur_sq_pi,
+  output logic [7:0]          cur_flags,
   output rnic_pkg::reg_qp_timers_t cur_timers,
   output logic [3:0]          cur_log_mtu,
 
@@ -103,13 +113,13 @@ module rnic_qp_config #(
   output logic [1:0]          sel_state,
   output logic [7:0]          sel_err,
 
-  // Every QP i, at [2*i +: 2], [8*i +: 8] or [16*i +: 16].
-  output logic [2*NUM_QP-1:0]  all_state,
-  output logic [8*NUM_QP-1:0]  all_flags,
-  output logic [16*NUM_QP-1:0] all_sq_pi,
-  output logic [16*NUM_QP-1:0] all_rq_pi
+  // The scheduler's looks: QP look_qp[QW*l +: QW]'s row at [CFW*l +: CFW].
+  input  logic [LOOKS*QW-1:0]  look_qp,
+  output logic [LOOKS*CFW-1:0] look_cfg
 );
-  logic [1:0]     q_state   [NUM_QP];
+  logic [1:0]          q_state [NUM_QP];   // meaningful where q_live is set
+  logic [NUM_QP-1:0]   q_live;
+  logic [NUM_QP-1:0]   q_err_set;          // q_err holds a status (since the last INIT)
   logic [7:0]     q_err     [NUM_QP];
   logic [63:0]    q_sq_base [NUM_QP];
   logic [63:0]    q_rq_base [NUM_QP];
@@ -142,10 +152,18 @@ module rnic_qp_config #(
     pi_ok = state != 2'(rnic_pkg::QP_STATE_RESET) && (value - ci) <= (ring_mask(lg) + 16'd1) &&
             (value - ci) >= (pi - ci);
   endfunction
+  // The state at the doorbell's QP and at the command's: a QP with no state
+  // written since reset is in RESET.
+  logic [1:0] db_state, cmd_state;
+  always_comb begin
+    db_state  = q_live[db_index] ? q_state[db_index] : 2'(rnic_pkg::QP_STATE_RESET);
+    cmd_state = q_live[cmd_sel] ? q_state[cmd_sel] : 2'(rnic_pkg::QP_STATE_RESET);
+  end
+
   logic sq_db_ok, rq_db_ok;
   always_comb begin
-    sq_db_ok = pi_ok(q_state[db_index], db_value, db_sq_ci, q_sq_pi[db_index], q_sq_log[db_index]);
-    rq_db_ok = pi_ok(q_state[db_index], db_value, db_rq_ci, q_rq_pi[db_index], q_rq_log[db_index]);
+    sq_db_ok = pi_ok(db_state, db_value, db_sq_ci, q_sq_pi[db_index], q_sq_log[db_index]);
+    rq_db_ok = pi_ok(db_state, db_value, db_rq_ci, q_rq_pi[db_index], q_rq_log[db_index]);
     db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
   end
 
@@ -154,18 +172,14 @@ module rnic_qp_config #(
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      for (int unsigned i = 0; i < NUM_QP; i++) begin
-        q_state[i] <= 2'(rnic_pkg::QP_STATE_RESET);
-        q_err[i]   <= '0;
-        q_sq_pi[i] <= '0;
-        q_rq_pi[i] <= '0;
-      end
+      q_live    <= '0;
+      q_err_set <= '0;
     end else begin
       if (cmd_valid) begin
         unique case (cmd)
           3'(rnic_pkg::QP_CMD_INIT): begin
-            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_INIT);
-            q_err[cmd_sel] <= '0;
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_INIT); q_live[cmd_sel] <= 1'b1;
+            q_err_set[cmd_sel] <= 1'b0;
             q_sq_base[cmd_sel] <= cmd_sq_base; q_rq_base[cmd_sel] <= cmd_rq_base;
             q_sq_log[cmd_sel] <= cmd_sq_log; q_rq_log[cmd_sel] <= cmd_rq_log;
             q_scq[cmd_sel] <= cmd_scq; q_rcq[cmd_sel] <= cmd_rcq;
@@ -175,8 +189,8 @@ module rnic_qp_config #(
             q_log_mtu[cmd_sel] <= cmd_log_mtu;
             q_sq_pi[cmd_sel] <= '0; q_rq_pi[cmd_sel] <= '0;
           end
-          3'(rnic_pkg::QP_CMD_RTS): if (q_state[cmd_sel] == 2'(rnic_pkg::QP_STATE_INIT)) begin
-            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RTS);
+          3'(rnic_pkg::QP_CMD_RTS): if (cmd_state == 2'(rnic_pkg::QP_STATE_INIT)) begin
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RTS); q_live[cmd_sel] <= 1'b1;
             q_rqpn[cmd_sel] <= cmd_remote_qpn; q_rip[cmd_sel] <= cmd_remote_ip;
             q_rmac[cmd_sel] <= cmd_remote_mac;
             q_flags[cmd_sel] <= cmd_flags;
@@ -184,20 +198,25 @@ module rnic_qp_config #(
             q_rnr[cmd_sel] <= cmd_timers.rnr_retry; q_min_rnr[cmd_sel] <= cmd_timers.min_rnr_timer;
             q_log_mtu[cmd_sel] <= cmd_log_mtu;
           end
-          3'(rnic_pkg::QP_CMD_ERROR): if (q_state[cmd_sel] != 2'(rnic_pkg::QP_STATE_RESET))
-            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_ERROR);
-          3'(rnic_pkg::QP_CMD_RESET):
-            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RESET);
+          3'(rnic_pkg::QP_CMD_ERROR): if (cmd_state != 2'(rnic_pkg::QP_STATE_RESET)) begin
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_ERROR); q_live[cmd_sel] <= 1'b1;
+          end
+          3'(rnic_pkg::QP_CMD_RESET): begin
+            q_state[cmd_sel] <= 2'(rnic_pkg::QP_STATE_RESET); q_live[cmd_sel] <= 1'b1;
+          end
           default: ;
         endcase
       end
       if (db_valid && db_kind == 2'd0 && sq_db_ok) q_sq_pi[db_index] <= db_value;
       if (db_valid && db_kind == 2'd1 && rq_db_ok) q_rq_pi[db_index] <= db_value;
       if (err_valid) begin
-        q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR);
+        q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR); q_live[err_qp] <= 1'b1;
         // An INIT in the same cycle clears the old status: the error's
         // status is then the first, or the QP would be in ERROR with none.
-        if (q_err[err_qp] == 8'd0 || err_qp_init) q_err[err_qp] <= err_status;
+        if (!q_err_set[err_qp] || q_err[err_qp] == 8'd0 || err_qp_init) begin
+          q_err[err_qp]     <= err_status;
+          q_err_set[err_qp] <= 1'b1;
+        end
       end
     end
   end
@@ -214,12 +233,13 @@ module rnic_qp_config #(
     cur_remote_ip  = q_rip[cur];
     cur_remote_mac = q_rmac[cur];
     cur_sq_pi      = q_sq_pi[cur];
+    cur_flags      = q_flags[cur];
     cur_timers     = '0;
     cur_timers.ack_timeout = q_ack_tmo[cur]; cur_timers.retry_cnt = q_retry[cur];
     cur_timers.rnr_retry = q_rnr[cur]; cur_timers.min_rnr_timer = q_min_rnr[cur];
     cur_log_mtu    = q_log_mtu[cur];
 
-    pq_state   = q_state[pq];
+    pq_state   = q_live[pq] ? q_state[pq] : 2'(rnic_pkg::QP_STATE_RESET);
     pq_sq_base = q_sq_base[pq];
     pq_rq_base = q_rq_base[pq];
     pq_sq_log  = q_sq_log[pq];
@@ -236,14 +256,15 @@ module rnic_qp_config #(
     nxt_sq_base = q_sq_base[nxt];
     nxt_sq_log  = q_sq_log[nxt];
 
-    sel_state = q_state[cmd_sel];
-    sel_err   = q_err[cmd_sel];
+    sel_state = cmd_state;
+    sel_err   = q_err_set[cmd_sel] ? q_err[cmd_sel] : 8'd0;
 
-    for (int unsigned i = 0; i < NUM_QP; i++) begin
-      all_state[2*i +: 2]  = q_state[i];
-      all_flags[8*i +: 8]  = q_flags[i];
-      all_sq_pi[16*i +: 16] = q_sq_pi[i];
-      all_rq_pi[16*i +: 16] = q_rq_pi[i];
+    // Packed as rnic_pkg::sched_cfg_t (Yosys 0.23 takes no struct declared
+    // in a loop).
+    for (int unsigned l = 0; l < LOOKS; l++) begin
+      logic [QW-1:0] q;
+      q = look_qp[QW*l +: QW];
+      look_cfg[CFW*l +: CFW] = {q_live[q] ? q_state[q] : 2'(rnic_pkg::QP_STATE_RESET), q_sq_pi[q], q_rq_pi[q]};
     end
   end
 endmodule

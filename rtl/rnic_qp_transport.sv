@@ -7,19 +7,26 @@
 // enable per field) over the QP commands (INIT clears a QP's state for a new
 // connection: indices, holds, the RNR wait, a resend under way, a sequence
 // NAK's silence; RTS sets its starting PSNs, acked_psn to its first send PSN,
-// and its retry counts from QP_TIMERS; RESET drops its fence holds). Reset
-// clears the holds and flags; counts and PSNs wait for INIT and RTS. Only
+// and its retry counts from QP_TIMERS; RESET drops its fence holds). Only
 // the fields a job names change, so a command and a job on one QP in one
 // cycle each keep what the other does not write.
 //
+// Nothing here is reset: a QP leaves RESET only through INIT, which clears
+// every index, hold and flag, and RTS sets the PSNs and counts before the
+// QP sends or accepts a packet (rnic_qp_config keeps the state). So each
+// field can be a RAM.
+//
 // Kept in per-field arrays (Yosys reads no array of structs) and read
 // through struct ports: the job's QP, the received frame's QP, a doorbell's
-// QP, the scheduler's next QP, and packed all-QP views for the scheduler.
+// QP, the scheduler's next QP, and the scheduler's looks (the rows of the
+// QPs written the cycle before, at registered addresses).
 module rnic_qp_transport #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
-  localparam int unsigned QW = $clog2(NUM_QP),
-  localparam int unsigned D  = rnic_pkg::MAX_RD_ATOMIC,
-  localparam int unsigned DW = $clog2(D)
+  parameter int unsigned LOOKS  = 5,
+  localparam int unsigned QW  = $clog2(NUM_QP),
+  localparam int unsigned D   = rnic_pkg::MAX_RD_ATOMIC,
+  localparam int unsigned DW  = $clog2(D),
+  localparam int unsigned XSW = rnic_pkg::SCHED_XS_W
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -43,6 +50,7 @@ module rnic_qp_transport #(
   input  logic [QW-1:0]             cur,
   output rnic_pkg::qp_xs_t            cur_xs,
   output rnic_pkg::flight_t           cur_oldest,  // cur's oldest WQE in flight
+  output logic [8*D-1:0]            cur_ops,     // the opcode at each of cur's in-flight slots
   input  logic [QW-1:0]             pq,
   output rnic_pkg::qp_xs_t            pq_xs,
   output rnic_pkg::flight_t           pq_oldest,
@@ -53,16 +61,9 @@ module rnic_qp_transport #(
   output logic [15:0]               nxt_sq_ci,   // the WQE a pick of nxt fetches (a paused one again)
   output logic [15:0]               nxt_done,
 
-  output logic [NUM_QP-1:0]     all_fenced,
-  output logic [NUM_QP-1:0]     all_bind_wait,
-  output logic [NUM_QP-1:0]     all_rd_hold,
-  output logic [NUM_QP-1:0]     all_rnr_wait,
-  output logic [NUM_QP-1:0]     all_paused,
-  output logic [16*NUM_QP-1:0]  all_hold_done,
-  output logic [16*NUM_QP-1:0]  all_sq_ci,
-  output logic [16*NUM_QP-1:0]  all_done,
-  output logic [16*NUM_QP-1:0]  all_rq_ci,
-  output logic [8*NUM_QP*D-1:0] all_op
+  // The scheduler's looks: QP look_qp[QW*l +: QW]'s row at [XSW*l +: XSW].
+  input  logic [LOOKS*QW-1:0]   look_qp,
+  output logic [LOOKS*XSW-1:0]  look_xs
 );
   logic [23:0] q_sq_psn [NUM_QP];
   logic [23:0] q_rq_psn [NUM_QP];
@@ -134,37 +135,20 @@ module rnic_qp_transport #(
     // A paused WQE is fetched again to send its rest.
     nxt_sq_ci  = q_sq_ci[nxt] - 16'(q_paused[nxt]);
     nxt_done   = q_done[nxt];
-    for (int unsigned i = 0; i < NUM_QP; i++) begin
-      all_fenced[i]              = q_fenced[i];
-      all_bind_wait[i]           = q_bind_wait[i];
-      all_rd_hold[i]             = q_rd_hold[i];
-      all_rnr_wait[i]            = q_rnr_wait[i];
-      all_paused[i]              = q_paused[i];
-      all_hold_done[16*i +: 16]  = q_hold_done[i];
-      all_sq_ci[16*i +: 16]      = q_sq_ci[i];
-      all_done[16*i +: 16]       = q_done[i];
-      all_rq_ci[16*i +: 16]      = q_rq_ci[i];
+    for (int unsigned j = 0; j < D; j++) cur_ops[8*j +: 8] = o_op[{cur, DW'(j)}];
+    // Packed as rnic_pkg::sched_xs_t, field by field (Yosys 0.23 takes no
+    // struct declared in a loop).
+    for (int unsigned l = 0; l < LOOKS; l++) begin
+      logic [QW-1:0] q;
+      q = look_qp[QW*l +: QW];
+      look_xs[XSW*l +: XSW] = {q_sq_ci[q], q_done[q], q_rq_ci[q], q_hold_done[q],
+                               q_fenced[q], q_bind_wait[q], q_rd_hold[q], q_rnr_wait[q], q_paused[q],
+                               o_op[{q, q_done[q][DW-1:0]}]};
     end
-    for (int unsigned i = 0; i < NUM_QP*D; i++) all_op[8*i +: 8] = o_op[i];
   end
 
   always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      for (int unsigned i = 0; i < NUM_QP; i++) begin
-        q_fenced[i] <= 1'b0;
-        q_bind_wait[i] <= 1'b0;
-        q_rd_hold[i] <= 1'b0;
-        q_snd_open[i] <= 1'b0;
-        q_rnr_wait[i] <= 1'b0;
-        q_retrying[i] <= 1'b0;
-        q_nak_sent[i] <= 1'b0;
-        q_paused[i] <= 1'b0;
-        q_wr_left[i] <= '0;
-        q_done[i] <= '0;
-        q_sq_ci[i] <= '0;
-        q_rq_ci[i] <= '0;
-      end
-    end else begin
+    if (rst_n) begin
       if (cmd_valid) begin
         unique case (cmd)
           3'(rnic_pkg::QP_CMD_INIT): begin

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
+#include <utility>
 
 #include "rnic_check.h"
 
@@ -9,15 +11,37 @@ namespace {
 constexpr unsigned kMaxReports = 10;        // failing cycles described in full per harness
 constexpr unsigned kMaxFieldsShown = 12;    // mismatched fields listed per failing cycle
 
-// A field of `width` bits at bit `lsb` of a wide port; the all_* fields are
-// 2, 8 or 16 bits at multiples of their width, so none straddles a word.
+// QW, the bits of a QP index, and CFW, the bits of one look's row
+// (rnic_pkg::sched_cfg_t: state[1:0], sq_pi[15:0], rq_pi[15:0], MSB first).
+constexpr unsigned qw() {
+    unsigned w = 0;
+    while ((1u << w) < kNumQp) ++w;
+    return w;
+}
+constexpr unsigned kQw = qw();
+constexpr unsigned kCfgW = 2 + 16 + 16;
+constexpr unsigned kCfgState = 32, kCfgSqPi = 16, kCfgRqPi = 0;   // each field's lsb in the row
+// The ports as Verilator declares them (references, at the top) for these
+// widths: look_qp in one word, look_cfg in as many as its bits need (a LOOKS
+// or a row of another size mostly shows here, not as a wrong field).
+template <class T> using port_t = std::remove_cv_t<std::remove_reference_t<T>>;
+static_assert(kLooks * kQw <= 32, "look_qp is driven as one word");
+static_assert(std::is_same_v<port_t<decltype(Vrnic_qp_config::look_qp)>, IData>, "look_qp: LOOKS * QW bits");
+static_assert(std::is_same_v<port_t<decltype(Vrnic_qp_config::look_cfg)>, VlWide<(kLooks * kCfgW + 31) / 32>>,
+              "look_cfg: LOOKS rows of sched_cfg_t");
+
+// A field of `width` bits (up to 32) at bit `lsb` of a wide port; a row is
+// 34 bits, so its fields straddle words.
 template <std::size_t N> uint32_t get(const VlWide<N> &w, unsigned lsb, unsigned width) {
     const unsigned word = lsb / 32, shift = lsb % 32;
-    if (word >= N || shift + width > 32) {
-        std::fprintf(stderr, "qp_config bench error: a field across a word of a wide port\n");
+    if (width > 32 || lsb + width > 32 * N) {
+        std::fprintf(stderr, "qp_config bench error: bits %u..%u of a %zu-word port\n", lsb, lsb + width - 1, N);
         std::exit(2);
     }
-    return (w[word] >> shift) & (width == 32 ? ~0u : ((1u << width) - 1u));
+    uint64_t v = w[word] >> shift;
+    if (shift + width > 32)
+        v |= static_cast<uint64_t>(w[word + 1]) << (32 - shift);
+    return static_cast<uint32_t>(v & ((uint64_t{1} << width) - 1));
 }
 
 const char *state_name(unsigned s) {
@@ -51,7 +75,8 @@ struct Mismatches {
 };
 }  // namespace
 
-QpHarness::QpHarness(uint64_t seed) : seed_(seed), rng_(seed ^ 0x0C0F16ull), ctx_(unit_context(seed)) {
+QpHarness::QpHarness(uint64_t seed)
+    : seed_(seed), rng_(seed ^ 0x0C0F16ull), look_rng_(seed ^ 0x100C5ull), ctx_(unit_context(seed)) {
     // Verilator 5.006 draws X values through the thread's context, not the
     // model's (tests/rtl_units/cqe_writer/cqe_harness.cpp says why).
     Verilated::threadContextp(ctx_.get());
@@ -66,6 +91,45 @@ QpHarness::~QpHarness() {
     dut_->final();
     dut_.reset();
     // Not set back to none: sched_harness.cpp says why.
+}
+
+// The scheduler reads the rows of the QPs written the cycle before, at
+// registered addresses, so that is what the looks must get right: up to
+// three of the QPs written in this cycle (seen before the edge with their
+// old rows, after it with the write landed) or the one before, the rest
+// random; one look sweeping every QP in turn; and one at the QP of
+// another (two reads of one row in a cycle). Shuffled, so each kind of
+// look lands in every slot and the sweep puts every QP at every slot over
+// time.
+void QpHarness::choose_looks(QpIn &in) {
+    static_assert(kLooks >= 3, "a sweep, a repeat and at least one other");
+    if (in.look_given)
+        return;
+    unsigned pool[6];
+    unsigned n = 0;
+    auto add = [&](bool valid, unsigned q) {
+        if (valid)
+            pool[n++] = q % kNumQp;
+    };
+    add(in.cmd.valid, in.cmd.sel);
+    add(in.db.valid, in.db.index);
+    add(in.err.valid, in.err.qp);
+    for (unsigned i = 0; i < 3; i++) add(wrote_valid_[i], wrote_[i]);
+    unsigned pick[kLooks];
+    pick[0] = sweep_++ % kNumQp;
+    for (unsigned l = 1; l + 1 < kLooks; l++) {
+        if (n && !look_rng_.percent(20)) {
+            const unsigned i = look_rng_.range(0, n - 1);
+            pick[l] = pool[i];
+            pool[i] = pool[--n];
+        } else {
+            pick[l] = look_rng_.range(0, kNumQp - 1);
+        }
+    }
+    pick[kLooks - 1] = look_rng_.percent(80) ? pick[look_rng_.range(0, kLooks - 2)] : look_rng_.range(0, kNumQp - 1);
+    for (unsigned l = kLooks - 1; l > 0; l--) std::swap(pick[l], pick[look_rng_.range(0, l)]);
+    for (unsigned l = 0; l < kLooks; l++) in.look[l] = pick[l];
+    in.look_given = true;
 }
 
 void QpHarness::drive(const QpIn &in, bool rst_n) {
@@ -99,6 +163,9 @@ void QpHarness::drive(const QpIn &in, bool rst_n) {
     d.cur = in.cur % kNumQp;
     d.pq = in.pq % kNumQp;
     d.nxt = in.nxt % kNumQp;
+    uint32_t looks = 0;
+    for (unsigned l = 0; l < kLooks; l++) looks |= (in.look[l] % kNumQp) << (kQw * l);
+    d.look_qp = looks;
 }
 
 QpOut QpHarness::read() const {
@@ -116,6 +183,7 @@ QpOut QpHarness::read() const {
     o.cur_remote_ip = d.cur_remote_ip;
     o.cur_remote_mac = d.cur_remote_mac;
     o.cur_sq_pi = d.cur_sq_pi;
+    o.cur_flags = d.cur_flags;
     o.cur_log_mtu = d.cur_log_mtu;
     o.pq_state = d.pq_state;
     o.pq_sq_base = d.pq_sq_base;
@@ -131,12 +199,12 @@ QpOut QpHarness::read() const {
     o.nxt_sq_log = d.nxt_sq_log;
     o.sel_state = d.sel_state;
     o.sel_err = d.sel_err;
-    static_assert(2 * kNumQp <= 32, "all_state is read as one word");
-    for (unsigned i = 0; i < kNumQp; i++) {
-        o.state[i] = (static_cast<uint32_t>(d.all_state) >> (2 * i)) & 3u;
-        o.flags[i] = static_cast<uint8_t>(get(d.all_flags, 8 * i, 8));
-        o.sq_pi[i] = static_cast<uint16_t>(get(d.all_sq_pi, 16 * i, 16));
-        o.rq_pi[i] = static_cast<uint16_t>(get(d.all_rq_pi, 16 * i, 16));
+    for (unsigned l = 0; l < kLooks; l++) {
+        QpOut::Look &k = o.look[l];
+        k.qp = (static_cast<uint32_t>(d.look_qp) >> (kQw * l)) & (kNumQp - 1);
+        k.state = get(d.look_cfg, kCfgW * l + kCfgState, 2);
+        k.sq_pi = static_cast<uint16_t>(get(d.look_cfg, kCfgW * l + kCfgSqPi, 16));
+        k.rq_pi = static_cast<uint16_t>(get(d.look_cfg, kCfgW * l + kCfgRqPi, 16));
     }
     return o;
 }
@@ -167,6 +235,7 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
         cmp("cur_scq", cur, got.cur_scq, c.scq);
         cmp("cur_rcq", cur, got.cur_rcq, c.rcq);
         cmp("cur_pz", cur, got.cur_pz, c.pz);
+        cmp("cur_flags", cur, got.cur_flags, c.flags);
         cmp("cur_log_mtu", cur, got.cur_log_mtu, c.log_mtu);
     }
     if (c.peer_known) {
@@ -174,7 +243,8 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
         cmp("cur_remote_ip", cur, got.cur_remote_ip, c.remote_ip);
         cmp("cur_remote_mac", cur, got.cur_remote_mac, c.remote_mac);
     }
-    cmp("cur_sq_pi", cur, got.cur_sq_pi, c.sq_pi);
+    if (c.sq_pi_known)
+        cmp("cur_sq_pi", cur, got.cur_sq_pi, c.sq_pi);
 
     const QpCtx &p = model_.qp(pq);
     cmp("pq_state", pq, got.pq_state, p.state);
@@ -188,7 +258,8 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
         cmp("pq_flags", pq, got.pq_flags, p.flags);
         cmp("pq_log_mtu", pq, got.pq_log_mtu, p.log_mtu);
     }
-    cmp("pq_rq_pi", pq, got.pq_rq_pi, p.rq_pi);
+    if (p.rq_pi_known)
+        cmp("pq_rq_pi", pq, got.pq_rq_pi, p.rq_pi);
 
     const QpCtx &n = model_.qp(nxt);
     if (n.cfg_known) {
@@ -200,13 +271,19 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
     cmp("sel_state", sel, got.sel_state, s.state);
     cmp("sel_err", sel, got.sel_err, s.err);
 
-    for (unsigned i = 0; i < kNumQp; i++) {
-        const QpCtx &q = model_.qp(i);
-        cmp("all_state", i, got.state[i], q.state);
-        if (q.cfg_known)
-            cmp("all_flags", i, got.flags[i], q.flags);
-        cmp("all_sq_pi", i, got.sq_pi[i], q.sq_pi);
-        cmp("all_rq_pi", i, got.rq_pi[i], q.rq_pi);
+    static const char *const kLookState[] = {"look0_state", "look1_state", "look2_state", "look3_state", "look4_state"};
+    static const char *const kLookSq[] = {"look0_sq_pi", "look1_sq_pi", "look2_sq_pi", "look3_sq_pi", "look4_sq_pi"};
+    static const char *const kLookRq[] = {"look0_rq_pi", "look1_rq_pi", "look2_rq_pi", "look3_rq_pi", "look4_rq_pi"};
+    static_assert(sizeof kLookState / sizeof kLookState[0] == kLooks, "a name per look");
+    for (unsigned l = 0; l < kLooks; l++) {
+        const unsigned lq = in.look[l] % kNumQp;
+        const QpCtx &q = model_.qp(lq);
+        cmp(kLookState[l], lq, got.look[l].state, q.state);
+        if (q.sq_pi_known)
+            cmp(kLookSq[l], lq, got.look[l].sq_pi, q.sq_pi);
+        if (q.rq_pi_known)
+            cmp(kLookRq[l], lq, got.look[l].rq_pi, q.rq_pi);
+        stats_.look_pi_unknown += !q.sq_pi_known + !q.rq_pi_known;
     }
     stats_.compared += compared;
 
@@ -223,13 +300,16 @@ void QpHarness::describe(const QpIn &in, const QpOut &got, const char *when) {
     std::fprintf(stderr,
                  "[qp_config cycle %llu %s, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
                  "  cmd %s valid %d (code %u) sel %u log_mtu %u; db valid %d kind %u qp %u value 0x%04x sq_ci "
-                 "0x%04x rq_ci 0x%04x -> unit db_ok %d; err valid %d qp %u status %u; cur %u pq %u nxt %u\n",
+                 "0x%04x rq_ci 0x%04x -> unit db_ok %d; err valid %d qp %u status %u; cur %u pq %u nxt %u; looks",
                  static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), cmd_name(in.cmd.cmd & 7u), in.cmd.valid, in.cmd.cmd & 7u,
                  in.cmd.sel % kNumQp, in.cmd.log_mtu & 15u, in.db.valid, in.db.kind & 3u, in.db.index % kNumQp,
                  in.db.value, in.db.sq_ci, in.db.rq_ci, got.db_ok, in.err.valid, in.err.qp % kNumQp, in.err.status,
                  in.cur % kNumQp, in.pq % kNumQp, in.nxt % kNumQp);
-    const unsigned named[] = {in.cmd.sel, in.db.index, in.err.qp, in.cur, in.pq, in.nxt};
+    for (unsigned l = 0; l < kLooks; l++) std::fprintf(stderr, " %u", in.look[l] % kNumQp);
+    std::fprintf(stderr, "\n");
+    unsigned named[6 + kLooks] = {in.cmd.sel, in.db.index, in.err.qp, in.cur, in.pq, in.nxt};
+    for (unsigned l = 0; l < kLooks; l++) named[6 + l] = in.look[l];
     bool shown[kNumQp] = {};
     for (unsigned q : named) {
         q %= kNumQp;
@@ -237,11 +317,16 @@ void QpHarness::describe(const QpIn &in, const QpOut &got, const char *when) {
             continue;
         shown[q] = true;
         const QpCtx &c = model_.qp(q);
+        char sq[8] = "?", rq[8] = "?";
+        if (c.sq_pi_known)
+            std::snprintf(sq, sizeof sq, "0x%04x", c.sq_pi);
+        if (c.rq_pi_known)
+            std::snprintf(rq, sizeof rq, "0x%04x", c.rq_pi);
         std::fprintf(stderr,
-                     "  model qp %2u: %s err %u sq_pi 0x%04x rq_pi 0x%04x; config %s (sq log %u rq log %u flags "
+                     "  model qp %2u: %s err %u sq_pi %s rq_pi %s; config %s (sq log %u rq log %u flags "
                      "0x%02x log_mtu %u); peer %s\n",
-                     q, state_name(c.state), c.err, c.sq_pi, c.rq_pi, c.cfg_known ? "known" : "unknown", c.sq_log,
-                     c.rq_log, c.flags, c.log_mtu, c.peer_known ? "known" : "unknown");
+                     q, state_name(c.state), c.err, sq, rq, c.cfg_known ? "known" : "unknown", c.sq_log, c.rq_log,
+                     c.flags, c.log_mtu, c.peer_known ? "known" : "unknown");
     }
 }
 
@@ -275,10 +360,13 @@ void QpHarness::reset() {
         junk.err.valid = rng_.percent(70);
         junk.err.qp = rng_.range(0, kNumQp - 1);
         junk.err.status = rng_.byte();
+        junk.look_given = true;
+        for (unsigned &q : junk.look) q = look_rng_.range(0, kNumQp - 1);
         drive(junk, false);
         edge();
     }
     model_.reset();
+    for (bool &w : wrote_valid_) w = false;   // what reset swept away is no write to look at
     ++stats_.resets;
 }
 
@@ -326,10 +414,20 @@ void QpHarness::tally(const QpIn &in) {
     s.same_qp_cmd_err += ce;
     s.same_qp_db_err += de;
     s.same_qp_all += cd && ce;
+    bool repeated = false;
+    for (unsigned l = 0; l < kLooks; l++) {
+        const unsigned q = in.look[l] % kNumQp;
+        ++s.look_seen[l][q];
+        s.look_written += (in.cmd.valid && q == sel) || (in.db.valid && q == dbq) || (in.err.valid && q == eq);
+        for (unsigned k = 0; k < l; k++) repeated |= in.look[k] % kNumQp == q;
+    }
+    s.look_repeated += repeated;
 }
 
-QpOut QpHarness::peek(const QpIn &in) {
+QpOut QpHarness::peek(const QpIn &given) {
     Verilated::threadContextp(ctx_.get());
+    QpIn in = given;
+    choose_looks(in);
     drive(in, true);
     dut_->clk = 0;
     dut_->eval();
@@ -341,11 +439,15 @@ QpOut QpHarness::peek(const QpIn &in) {
 QpOut QpHarness::look(unsigned q) {
     QpIn in;
     in.cmd.sel = in.db.index = in.err.qp = in.cur = in.pq = in.nxt = q % kNumQp;
+    in.look_given = true;
+    for (unsigned &l : in.look) l = q % kNumQp;
     return peek(in);
 }
 
-QpOut QpHarness::cycle(const QpIn &in) {
+QpOut QpHarness::cycle(const QpIn &given) {
     Verilated::threadContextp(ctx_.get());
+    QpIn in = given;
+    choose_looks(in);
     drive(in, true);
     dut_->clk = 0;
     dut_->eval();
@@ -355,5 +457,11 @@ QpOut QpHarness::cycle(const QpIn &in) {
     model_.edge(in, unit_db_ok);
     edge();
     check(in, read(), "after the edge");
+    wrote_[0] = in.cmd.sel % kNumQp;
+    wrote_[1] = in.db.index % kNumQp;
+    wrote_[2] = in.err.qp % kNumQp;
+    wrote_valid_[0] = in.cmd.valid;
+    wrote_valid_[1] = in.db.valid;
+    wrote_valid_[2] = in.err.valid;
     return got;
 }

@@ -1,7 +1,9 @@
 #include "qp_model.h"
 
 void QpModel::reset() {
-    for (QpCtx &c : q_) c = QpCtx{};   // RESET, error 0, indices 0, configuration and peer forgotten
+    // RESET, no error status; the indices, configuration and peer forgotten
+    // (the unit does not reset them: they are what they were, or random).
+    for (QpCtx &c : q_) c = QpCtx{};
 }
 
 Verdict QpModel::db_ok(const QpDb &db, DbWhy *why) const {
@@ -11,26 +13,26 @@ Verdict QpModel::db_ok(const QpDb &db, DbWhy *why) const {
     const bool sq = db.kind == RNIC_DB_KIND_SQ;
     const uint16_t ci = sq ? db.sq_ci : db.rq_ci;
     const uint16_t pi = sq ? c.sq_pi : c.rq_pi;
+    const bool pi_known = sq ? c.sq_pi_known : c.rq_pi_known;
     const uint16_t ahead = static_cast<uint16_t>(db.value - ci);
     const uint16_t was = static_cast<uint16_t>(pi - ci);
+    // The largest ring the QP may have: its own, or any a 4-bit log gives.
+    const uint16_t most = ring(c.cfg_known ? (sq ? c.sq_log : c.rq_log) : 15);
     if (db.kind != RNIC_DB_KIND_SQ && db.kind != RNIC_DB_KIND_RQ) {
         w = DbWhy::NotQpKind;
         v = Verdict::No;
     } else if (c.state == RNIC_QP_STATE_RESET) {
         w = DbWhy::Reset;
         v = Verdict::No;
-    } else if (ahead < was) {
+    } else if (pi_known && ahead < was) {
         w = DbWhy::Backwards;
         v = Verdict::No;
-    } else if (c.cfg_known) {
-        if (ahead > ring(sq ? c.sq_log : c.rq_log)) {
-            w = DbWhy::PastRing;
-            v = Verdict::No;
-        }
-    } else if (ahead > ring(15)) {   // past any ring a 4-bit log can give
+    } else if (ahead > most) {
         w = DbWhy::PastRing;
         v = Verdict::No;
-    } else if (ahead > ring(0)) {    // within some rings, not others
+    } else if (!pi_known || (!c.cfg_known && ahead > ring(0))) {
+        // Behind an index the model does not know, or within some rings
+        // and not others.
         w = DbWhy::Unknown;
         v = Verdict::Maybe;
     }
@@ -64,6 +66,7 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
             n.log_mtu = k.log_mtu & 15u;
             n.sq_pi = 0;
             n.rq_pi = 0;
+            n.sq_pi_known = n.rq_pi_known = true;
             break;
         case RNIC_QP_CMD_RTS:
             if (old.state == RNIC_QP_STATE_INIT) {
@@ -94,7 +97,9 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
         const bool ok = v == Verdict::Yes || (v == Verdict::Maybe && unit_db_ok);
         if (ok) {
             QpCtx &n = next[in.db.index % kNumQp];
-            (in.db.kind == RNIC_DB_KIND_SQ ? n.sq_pi : n.rq_pi) = in.db.value;
+            const bool sq = in.db.kind == RNIC_DB_KIND_SQ;
+            (sq ? n.sq_pi : n.rq_pi) = in.db.value;
+            (sq ? n.sq_pi_known : n.rq_pi_known) = true;
         }
     }
 

@@ -9,11 +9,12 @@
 // earlier one on the same field of the same QP (the header's "in the order
 // they win": command, then doorbell, then error), every condition judged on
 // the QP as it was before the edge:
-//   command  (cmd_valid) INIT: state INIT, error 0, the configuration, both
-//            producer indices 0, from any state. RTS: from INIT only; state
-//            RTS, the peer, the flags and the path MTU (cmd_log_mtu, 4 bits
-//            stored as given). ERROR: state ERROR unless in RESET. RESET:
-//            state RESET (nothing else changes). Other codes do nothing.
+//   command  (cmd_valid) INIT: state INIT, error none, the configuration,
+//            both producer indices 0, from any state. RTS: from INIT only;
+//            state RTS, the peer, the flags and the path MTU (cmd_log_mtu,
+//            4 bits stored as given). ERROR: state ERROR unless in RESET.
+//            RESET: state RESET (nothing else changes). Other codes do
+//            nothing.
 //   doorbell (db_valid) db_kind SQ or RQ sets that producer index to the
 //            value when db_ok; other kinds are not a QP's and never ok.
 //            db_ok when the QP is not in RESET and, with d(x) = x - ci mod
@@ -21,16 +22,22 @@
 //            or db_rq_ci): d(value) <= ring (1 << log of that queue) and
 //            d(value) >= d(old producer index).
 //   error    (err_valid) state ERROR, from any state; the status is taken
-//            only when the QP's error (before the edge) is 0, so the first
-//            one is kept until an INIT clears it. With an INIT on the same
-//            QP in the same cycle, the INIT's 0 stands when the QP already
-//            had an error (see same_cycle_priority in tb_qp_config.cpp).
-// rst_n: every QP RESET, error 0, producer indices 0. The configuration and
-// the peer are not reset: the model forgets them (they are unknown from
-// power-up, where --x-initial unique makes them random, and after a reset)
-// until the next INIT or RTS sets them; an unknown field is not compared,
-// and a doorbell rule that needs an unknown ring size is "maybe" (the
-// harness then takes the unit's answer).
+//            only when the QP has none (before the edge), so the first one
+//            is kept until an INIT clears it. Status 0 is none: the next
+//            error's is taken. With an INIT on the same QP in the same cycle
+//            the INIT clears the old status first, so the error's is kept
+//            (the QP is never in ERROR with none; same_cycle_priority in
+//            tb_qp_config.cpp).
+// rst_n: every QP RESET, error none. Nothing else is reset (the unit keeps
+// only the state and whether it holds an error status in registers; the
+// rest may be RAM): the model forgets the producer indices, the
+// configuration and the peer (unknown from power-up, where --x-initial
+// unique makes them random, and after a reset) until the next INIT (indices
+// and configuration), accepted doorbell (that index) or RTS (peer) sets
+// them. An unknown field is not compared, and a doorbell rule that needs an
+// unknown ring size or producer index is "maybe" (the harness then takes
+// the unit's answer). A QP in RESET takes no doorbell, so an index stays
+// unknown until INIT unless the engine's error moves the QP out of RESET.
 #ifndef QP_MODEL_H
 #define QP_MODEL_H
 
@@ -45,6 +52,10 @@ static_assert((kNumCq & (kNumCq - 1)) == 0 && kNumCq >= 2, "the bench drives CQ 
 
 // A doorbell kind that is no one's: db_kind is 2 bits, rnic.toml names 0..2.
 constexpr unsigned kDbKindUnused = RNIC_DB_KIND_CQ + 1;
+
+// The scheduler's looks: rnic_qp_config's LOOKS at its default (the bench
+// takes the unit's parameters as they are, see CMakeLists.txt).
+constexpr unsigned kLooks = 5;
 
 struct QpCmd {
     bool valid = false;
@@ -80,13 +91,19 @@ struct QpIn {
     QpDb db;
     QpErr err;
     unsigned cur = 0, pq = 0, nxt = 0;   // read ports; sel is cmd.sel
+    // The looks' QPs, when look_given; else the harness picks them
+    // (QpHarness::choose_looks).
+    bool look_given = false;
+    unsigned look[kLooks] = {};
 };
 
 // One QP as the model knows it.
 struct QpCtx {
     unsigned state = RNIC_QP_STATE_RESET;
-    uint8_t err = 0;
-    uint16_t sq_pi = 0, rq_pi = 0;
+    uint8_t err = 0;                   // 0: none
+    uint16_t sq_pi = 0, rq_pi = 0;     // meaningful only when known:
+    bool sq_pi_known = false;          // set by an INIT or an accepted doorbell
+    bool rq_pi_known = false;
     bool cfg_known = false;            // set by an INIT
     uint64_t sq_base = 0, rq_base = 0;
     unsigned sq_log = 0, rq_log = 0;
@@ -102,12 +119,13 @@ struct QpCtx {
 enum class Verdict { No, Yes, Maybe };
 
 // Why the model refused (or accepted) a doorbell: the first clause that
-// failed, for the tallies.
+// failed, for the tallies (Unknown: a Maybe, the ring size or the old
+// producer index unknown).
 enum class DbWhy { Accepted, NotQpKind, Reset, PastRing, Backwards, Unknown };
 
 class QpModel {
 public:
-    void reset();   // rst_n
+    void reset();   // rst_n: RESET, no error status, every other field forgotten
     // db_ok for these doorbell inputs (db_valid aside) in the current state.
     Verdict db_ok(const QpDb &db, DbWhy *why = nullptr) const;
     // The clock edge. `unit_db_ok`: the unit's db_ok this cycle, used only

@@ -7,14 +7,22 @@
 //
 // Every test runs the unit beside the model of its contract (qp_model.h),
 // every output compared before and after every clock edge, the read ports
-// at random QPs (qp_harness.h); the tests below state, by hand, what the
-// contract says of each case:
+// at random QPs and the looks at QPs of the harness's choosing (qp_harness.h);
+// the tests below state, by hand, what the contract says of each case:
 //
 //   reset_state           after power-up and after every rst_n (junk writes
-//                         on every port meanwhile): every QP RESET, error 0,
-//                         producer indices 0; nothing but INIT leaves RESET
-//                         (RTS, the ERROR command and doorbells of every
-//                         kind do nothing there)
+//                         on every port meanwhile): every QP RESET with no
+//                         error status at sel, pq and every look (the
+//                         indices are not reset); nothing but INIT leaves
+//                         RESET (RTS, the ERROR command and doorbells of
+//                         every kind do nothing there, the indices stay)
+//   reset_indices         the indices a QP holds after power-up or rst_n
+//                         (random, or the old ones), read from the unit:
+//                         a doorbell at them that passes every clause but
+//                         the state is refused and writes nothing; out of
+//                         RESET by the engine's error, judged on them (one
+//                         behind refused, one ahead accepted); INIT clears
+//                         both (cur, pq and every look show 0)
 //   init_and_rts          INIT's fields land at every port, from every
 //                         state, clearing the indices and the error; RTS
 //                         from INIT sets the peer, the flags and the path
@@ -35,6 +43,11 @@
 //   error_first_status_kept  the first status stays through later errors,
 //                         the ERROR and RESET commands, until INIT (or
 //                         rst_n); status 0 counts as none; other QPs' errors
+//   error_status_after_reset  after power-up and after an rst_n that found a
+//                         status on every QP: sel_err 0; the engine's error
+//                         from RESET takes its status, a second keeps the
+//                         first; INIT clears it; an error in the cycle of an
+//                         INIT keeps its own, with a status before or none
 //   same_cycle_priority   a command, a doorbell and an error on one QP in
 //                         one cycle, every combination from every state:
 //                         the error's state wins over the command's, an
@@ -44,9 +57,12 @@
 //                         different QPs in one cycle all land
 //   read_ports            cur, pq, nxt and sel at four different QPs in one
 //                         cycle, each showing its own QP (the path MTU at
-//                         cur and pq), and all_* every QP in its slot; the
-//                         ports follow their index with no clock; a write
-//                         shows after its edge, not before
+//                         cur and pq, the flags at cur), and the looks at
+//                         random QPs, two at one often, each showing its
+//                         QP's state and indices; the ports and looks
+//                         follow their index with no clock; a write shows
+//                         after its edge, not before (the looks at the
+//                         written QPs too)
 //   path_mtu              cmd_log_mtu stored per QP: INIT loads every 4-bit
 //                         value, from every state; RTS loads it from INIT
 //                         only (not from RTS, ERROR or RESET); the ERROR and
@@ -59,9 +75,12 @@
 //   random_run            200,000 cycles of commands, doorbells (mostly at
 //                         the rule's edges), errors and resets, often all on
 //                         one QP; the figures at the end say every rule was
-//                         exercised
+//                         exercised, every QP seen at every look, the looks
+//                         at written QPs and repeated, and indices unknown
+//                         after rst_n met
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -172,7 +191,9 @@ void error(QpHarness &h, unsigned q, uint8_t status) {
     in.err.status = status;
     h.cycle(in);
 }
-uint16_t pi_of(const QpOut &o, unsigned q, unsigned kind) { return kind == kRq ? o.rq_pi[q] : o.sq_pi[q]; }
+// An index of the QP look() showed, as its first look shows it (the
+// harness compares the others, and check_pis below does by hand).
+uint16_t pi_of(const QpOut &o, unsigned kind) { return kind == kRq ? o.look[0].rq_pi : o.look[0].sq_pi; }
 
 // q's configuration fields as cur, pq and nxt show them, against an INIT's.
 void check_config(const QpOut &o, const QpCmd &k) {
@@ -197,34 +218,48 @@ void check_peer(const QpOut &o, const QpCmd &k) {
     CHECK_EQ(o.cur_remote_ip, k.remote_ip);
     CHECK_EQ(o.cur_remote_mac, k.remote_mac);
 }
-// What look(q) shows of q's state, error, flags and indices, every port.
+// What look(q) shows of q's state, error, flags and indices, every port
+// and every look (all at q).
 void check_state(const QpOut &o, unsigned q, unsigned state, uint8_t err) {
     CHECK_EQ(o.sel_state, state);
     CHECK_EQ(o.pq_state, state);
-    CHECK_EQ(o.state[q], state);
+    for (const QpOut::Look &l : o.look) {
+        CHECK_EQ(l.qp, q);
+        CHECK_EQ(l.state, state);
+    }
     CHECK_EQ(o.sel_err, err);
 }
 void check_pis(const QpOut &o, unsigned q, uint16_t sq_pi, uint16_t rq_pi) {
     CHECK_EQ(o.cur_sq_pi, sq_pi);
-    CHECK_EQ(o.sq_pi[q], sq_pi);
     CHECK_EQ(o.pq_rq_pi, rq_pi);
-    CHECK_EQ(o.rq_pi[q], rq_pi);
+    for (const QpOut::Look &l : o.look) {
+        CHECK_EQ(l.qp, q);
+        CHECK_EQ(l.sq_pi, sq_pi);
+        CHECK_EQ(l.rq_pi, rq_pi);
+    }
 }
 // What INIT and RTS both set, against the command that set it last.
-void check_flags(const QpOut &o, unsigned q, const QpCmd &k) {
+void check_flags(const QpOut &o, const QpCmd &k) {
     CHECK_EQ(o.pq_flags, k.flags);
-    CHECK_EQ(o.flags[q], k.flags);
+    CHECK_EQ(o.cur_flags, k.flags);
     CHECK_EQ(o.cur_log_mtu, k.log_mtu);
     CHECK_EQ(o.pq_log_mtu, k.log_mtu);
 }
 
-// Every QP as after a reset.
+// Every QP as after a reset: RESET, no error status, through sel, pq and
+// every look. Not the indices: they are not reset (INIT clears them, and a
+// QP in RESET takes no doorbell), so they are whatever they were, random
+// from power-up.
 void check_all_reset(QpHarness &h) {
-    for (unsigned q = 0; q < kNumQp; q++) {
-        const QpOut o = h.look(q);
-        check_state(o, q, kReset, 0);
-        check_pis(o, q, 0, 0);
-    }
+    for (unsigned q = 0; q < kNumQp; q++) check_state(h.look(q), q, kReset, 0);
+}
+
+// q's indices while unknown to the model (after rst_n, before INIT): what
+// the unit holds, the same at cur, pq and every look.
+std::pair<uint16_t, uint16_t> unknown_pis(QpHarness &h, unsigned q) {
+    const QpOut o = h.look(q);
+    check_pis(o, q, o.cur_sq_pi, o.pq_rq_pi);
+    return {o.cur_sq_pi, o.pq_rq_pi};
 }
 
 }  // namespace
@@ -237,8 +272,10 @@ UNIT_TEST(reset_state) {
     check_all_reset(h);
 
     // Nothing but INIT leaves RESET: RTS, the ERROR command, doorbells of
-    // every kind whose values would pass anywhere else.
+    // every kind (reset_indices has the ones that would pass at the unit's
+    // own indices); the indices, random from power-up, stay as they were.
     for (unsigned q = 0; q < kNumQp; q++) {
+        const auto [sq, rq] = unknown_pis(h, q);
         rts(h, q);
         simple(h, RNIC_QP_CMD_ERROR, q);
         simple(h, RNIC_QP_CMD_RESET, q);
@@ -248,7 +285,7 @@ UNIT_TEST(reset_state) {
         }
         const QpOut o = h.look(q);
         check_state(o, q, kReset, 0);
-        check_pis(o, q, 0, 0);
+        check_pis(o, q, sq, rq);
     }
 
     // Every QP busy (INIT, RTS, indices, errors), then rst_n, several times.
@@ -266,14 +303,90 @@ UNIT_TEST(reset_state) {
         }
         for (unsigned q = 0; q < kNumQp; q++) {
             const QpOut o = h.look(q);
-            CHECK(o.sq_pi[q] != 0 && o.rq_pi[q] != 0);
+            CHECK(o.look[0].sq_pi != 0 && o.look[0].rq_pi != 0);
         }
         h.reset();
         check_all_reset(h);
-        // And RESET holds: the doorbell that passed before is refused.
-        for (unsigned q = 0; q < kNumQp; q++) CHECK(!doorbell(h, q, r.percent(50) ? kSq : kRq, 1, 0));
+        // And RESET holds: the doorbells that passed before are refused
+        // (they would pass again, at the same index, in any other state).
+        for (unsigned q = 0; q < kNumQp; q++) {
+            CHECK(!doorbell(h, q, kSq, u16(1 + q % 16), 0));
+            CHECK(!doorbell(h, q, kRq, u16(16 - q % 16), 0));
+        }
     }
     check_all_reset(h);
+}
+
+// After rst_n the indices are not reset: what a QP in RESET holds is
+// random from power-up, or what it was. Whatever it is, a doorbell that
+// passes every clause but the state is refused, and INIT clears both
+// indices. The indices are read from the unit (the model does not know
+// them), at cur, pq and every look alike.
+UNIT_TEST(reset_indices) {
+    QpHarness h(seed(0x9C08));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    unsigned cleared = 0;   // nonzero indices INIT was seen to clear
+    for (int round = 0; round < 4 && !unit_stop(failures); round++) {
+        // Round 0 at power-up (the constructor's rst_n); the others after
+        // every QP was busy, some in ERROR, some in RESET, then rst_n.
+        if (round > 0) {
+            for (unsigned q = 0; q < kNumQp; q++) {
+                init(h, q, r.range(0, 15), r.range(0, 15));
+                CHECK(doorbell(h, q, kSq, 1, 0));
+                CHECK(doorbell(h, q, kRq, 1, 0));
+                if (r.percent(30))
+                    error(h, q, RNIC_CQE_STATUS_TRANSPORT);
+                else if (r.percent(30))
+                    simple(h, RNIC_QP_CMD_RESET, q);
+            }
+            h.reset();
+        }
+        check_all_reset(h);
+        for (unsigned q = 0; q < kNumQp; q++) {
+            const auto [sq, rq] = unknown_pis(h, q);
+            // At the old index with the consumer there (nothing posted),
+            // and one ahead: within any ring, not behind. Refused.
+            for (unsigned kind : {kSq, kRq}) {
+                const uint16_t pi = kind == kSq ? sq : rq;
+                CHECK(!probe(h, q, kind, pi, pi));
+                CHECK(!doorbell(h, q, kind, pi, pi));
+                CHECK(!doorbell(h, q, kind, u16(pi + 1), pi));
+            }
+            const auto [sq2, rq2] = unknown_pis(h, q);   // a refused doorbell writes nothing
+            CHECK_EQ(sq2, sq);
+            CHECK_EQ(rq2, rq);
+            check_state(h.look(q), q, kReset, 0);
+        }
+        // Out of RESET without INIT (the engine's error): the same doorbells
+        // now judged on the index the unit kept, so refused only because of
+        // RESET before. Behind it refused, one ahead accepted.
+        for (unsigned q = round % 2; q < kNumQp; q += 2) {
+            error(h, q, RNIC_CQE_STATUS_RNR);
+            const auto [sq, rq] = unknown_pis(h, q);
+            for (unsigned kind : {kSq, kRq}) {
+                const uint16_t pi = kind == kSq ? sq : rq;
+                CHECK(!doorbell(h, q, kind, u16(pi - 1), u16(pi - 1)));
+                CHECK(doorbell(h, q, kind, u16(pi + 1), pi));
+            }
+            check_pis(h.look(q), q, u16(sq + 1), u16(rq + 1));
+        }
+        // INIT clears both, in RESET or in ERROR; doorbells from 0 pass.
+        for (unsigned q = 0; q < kNumQp; q++) {
+            const auto [sq, rq] = unknown_pis(h, q);
+            cleared += (sq != 0) + (rq != 0);
+            init(h, q, 4, 4);
+            QpOut o = h.look(q);
+            check_state(o, q, kInit, 0);
+            check_pis(o, q, 0, 0);
+            CHECK(doorbell(h, q, kSq, 16, 0));
+            CHECK(!doorbell(h, q, kRq, 17, 0));
+            o = h.look(q);
+            check_pis(o, q, 16, 0);
+        }
+    }
+    std::printf("reset_indices: INIT cleared %u nonzero indices\n", cleared);
+    CHECK(cleared > 0);   // else the clear above proved nothing
 }
 
 UNIT_TEST(init_and_rts) {
@@ -286,7 +399,7 @@ UNIT_TEST(init_and_rts) {
         const QpOut o = h.look(q);
         check_state(o, q, kInit, 0);
         check_config(o, cfg[q]);
-        check_flags(o, q, cfg[q]);
+        check_flags(o, cfg[q]);
         check_pis(o, q, 0, 0);
     }
     for (unsigned q = 0; q < kNumQp; q++) check_config(h.look(q), cfg[q]);   // none overwrote another
@@ -297,14 +410,14 @@ UNIT_TEST(init_and_rts) {
     QpOut o = h.look(q);
     check_state(o, q, kRts, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer);
+    check_flags(o, peer);
     check_config(o, cfg[q]);
     // RTS again, from RTS: nothing.
     rts(h, q);
     o = h.look(q);
     check_state(o, q, kRts, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer);
+    check_flags(o, peer);
     // Codes that are no command, and INIT without cmd_valid: nothing.
     CHECK(doorbell(h, q, kSq, 3, 0));
     for (unsigned code : kNotCmds) command(h, random_cmd(r, code, q, 1, 1));
@@ -315,7 +428,7 @@ UNIT_TEST(init_and_rts) {
     check_state(o, q, kRts, 0);
     check_config(o, cfg[q]);
     check_peer(o, peer);
-    check_flags(o, q, peer);
+    check_flags(o, peer);
     check_pis(o, q, 3, 0);
     // ERROR; RTS from ERROR: nothing.
     simple(h, RNIC_QP_CMD_ERROR, q);
@@ -323,7 +436,7 @@ UNIT_TEST(init_and_rts) {
     o = h.look(q);
     check_state(o, q, kError, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer);
+    check_flags(o, peer);
     // The ERROR command again: still ERROR.
     simple(h, RNIC_QP_CMD_ERROR, q);
     check_state(h.look(q), q, kError, 0);
@@ -333,7 +446,7 @@ UNIT_TEST(init_and_rts) {
     o = h.look(q);
     check_state(o, q, kReset, 0);
     check_peer(o, peer);
-    check_flags(o, q, peer);
+    check_flags(o, peer);
     check_config(o, cfg[q]);
     check_pis(o, q, 3, 0);
 
@@ -355,7 +468,7 @@ UNIT_TEST(init_and_rts) {
         o = h.look(q);
         check_state(o, q, kInit, 0);
         check_config(o, cfg[q]);
-        check_flags(o, q, cfg[q]);
+        check_flags(o, cfg[q]);
         check_pis(o, q, 0, 0);
     }
     // A peer after RTS from the new INIT.
@@ -370,7 +483,7 @@ UNIT_TEST(init_and_rts) {
         o = h.look(p);
         check_state(o, p, kInit, 0);
         check_config(o, cfg[p]);
-        check_flags(o, p, cfg[p]);
+        check_flags(o, cfg[p]);
     }
 }
 
@@ -391,11 +504,11 @@ UNIT_TEST(doorbell_rules) {
             const uint16_t R = u16(1u << log);
             CHECK(!doorbell(h, q, kind, u16(R + 1), 0));   // one past the ring
             CHECK(doorbell(h, q, kind, R, 0));             // exactly the ring
-            CHECK_EQ(pi_of(h.look(q), q, kind), R);
+            CHECK_EQ(pi_of(h.look(q), kind), R);
             CHECK(!doorbell(h, q, kind, u16(R - 1), 0));   // back by one
             CHECK(!doorbell(h, q, kind, 0, 0));            // back to the consumer
             CHECK(doorbell(h, q, kind, R, 0));             // equal to the old index
-            CHECK_EQ(pi_of(h.look(q), q, kind), R);
+            CHECK_EQ(pi_of(h.look(q), kind), R);
             // The consumer takes one: one more fits, two do not.
             CHECK(!doorbell(h, q, kind, u16(R + 2), 1));
             CHECK(doorbell(h, q, kind, u16(R + 1), 1));
@@ -404,8 +517,8 @@ UNIT_TEST(doorbell_rules) {
             CHECK(!doorbell(h, q, kind, u16(c + R + 1), c));
             CHECK(doorbell(h, q, kind, u16(c + R), c));
             const QpOut o = h.look(q);
-            CHECK_EQ(pi_of(o, q, kind), u16(c + R));
-            CHECK_EQ(pi_of(o, q, kind == kSq ? kRq : kSq), 0);   // the other queue untouched
+            CHECK_EQ(pi_of(o, kind), u16(c + R));
+            CHECK_EQ(pi_of(o, kind == kSq ? kRq : kSq), 0);   // the other queue untouched
         }
     }
 
@@ -430,7 +543,7 @@ UNIT_TEST(doorbell_rules) {
                 }
                 const uint16_t take = u16(r.range(k, R));
                 CHECK(doorbell(h, q, kind, u16(ci + take), ci));
-                CHECK_EQ(pi_of(h.look(q), q, kind), u16(ci + take));
+                CHECK_EQ(pi_of(h.look(q), kind), u16(ci + take));
             }
         }
     }
@@ -457,14 +570,14 @@ UNIT_TEST(doorbell_rules) {
             CHECK(doorbell(h, q, kind, u16(ci + R), ci));        // exactly the ring, wrapped
             pi = u16(ci + R);
             CHECK(pi < ci);
-            CHECK_EQ(pi_of(h.look(q), q, kind), pi);
+            CHECK_EQ(pi_of(h.look(q), kind), pi);
             CHECK(!doorbell(h, q, kind, 0xFFFF, ci));   // numerically above, but behind
             CHECK(!doorbell(h, q, kind, u16(pi - 1), ci));
             CHECK(doorbell(h, q, kind, pi, ci));        // equal
             ci = u16(pi - 1);                           // the consumer across 2^16 too
             CHECK(!doorbell(h, q, kind, u16(ci + R + 1), ci));
             CHECK(doorbell(h, q, kind, u16(ci + R), ci));
-            CHECK_EQ(pi_of(h.look(q), q, kind), u16(ci + R));
+            CHECK_EQ(pi_of(h.look(q), kind), u16(ci + R));
         }
     }
 
@@ -604,6 +717,70 @@ UNIT_TEST(error_first_status_kept) {
     // still moves the QP and takes the status.
     error(h, q, s5);
     check_state(h.look(q), q, kError, s5);
+}
+
+// Only whether a QP keeps an error status is reset, not the status itself:
+// after rst_n the unit's status array holds what it held before (random
+// from power-up), and none of it may show or stop the next error's status
+// from being the first. Per QP, at power-up and after a reset that found a
+// status on every QP: the engine's error takes it (from RESET, no INIT
+// since), a second keeps the first, INIT clears it (sel_err 0), an error
+// after INIT is taken, and an error in the same cycle as an INIT keeps its
+// own status, whether the QP had one or not.
+UNIT_TEST(error_status_after_reset) {
+    QpHarness h(seed(0x9C09));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    auto status = [](unsigned q, unsigned k) { return static_cast<uint8_t>(0x10 * k + q % 16 + 1); };
+    auto init_and_error = [&](unsigned q, uint8_t st) {
+        QpIn in = idle(r);
+        in.cmd = random_cmd(r, RNIC_QP_CMD_INIT, q, 3, 3);
+        in.err.valid = true;
+        in.err.qp = q;
+        in.err.status = st;
+        h.cycle(in);
+    };
+    // A status on every QP, then rst_n: none shows.
+    auto reset_with_status = [&]() {
+        for (unsigned q = 0; q < kNumQp; q++) {
+            error(h, q, status(q, 7));
+            check_state(h.look(q), q, kError, status(q, 7));
+        }
+        h.reset();
+    };
+    for (int round = 0; round < 3 && !unit_stop(failures); round++) {
+        if (round > 0)
+            reset_with_status();   // round 0: power-up, the statuses random
+        check_all_reset(h);        // sel_err 0 everywhere
+        for (unsigned q = 0; q < kNumQp; q++) {
+            const uint8_t s1 = status(q, 1), s2 = status(q, 2), s3 = status(q, 3), s4 = status(q, 4),
+                          s5 = status(q, 5);
+            if (q % 2) {
+                // The engine's error straight from RESET: its status.
+                error(h, q, s1);
+                check_state(h.look(q), q, kError, s1);
+                error(h, q, s2);   // a second: the first kept
+                check_state(h.look(q), q, kError, s1);
+            } else {
+                // INIT and an error in one cycle on a QP with no status since
+                // rst_n: the error's status.
+                init_and_error(q, s1);
+                check_state(h.look(q), q, kError, s1);
+            }
+            init(h, q, 3, 3);   // INIT clears it
+            check_state(h.look(q), q, kInit, 0);
+            error(h, q, s3);    // from INIT: taken
+            check_state(h.look(q), q, kError, s3);
+            error(h, q, s4);
+            check_state(h.look(q), q, kError, s3);
+            init_and_error(q, s5);   // INIT with an error, the QP with a status: the error's
+            check_state(h.look(q), q, kError, s5);
+            init(h, q, 3, 3);
+            check_state(h.look(q), q, kInit, 0);
+        }
+    }
+    reset_with_status();
+    check_all_reset(h);
 }
 
 namespace {
@@ -829,7 +1006,8 @@ UNIT_TEST(read_ports) {
             err[q] = static_cast<uint8_t>(0x40 + q);
         }
     }
-    // cur, pq, nxt and sel at four different QPs, each its own.
+    // cur, pq, nxt and sel at four different QPs, each its own; the looks
+    // at random QPs, often two at one.
     const int failures = rnic_check_failures();
     for (int i = 0; i < 2000 && !unit_stop(failures); i++) {
         unsigned pick[4];
@@ -846,6 +1024,9 @@ UNIT_TEST(read_ports) {
         in.pq = pick[1];
         in.nxt = pick[2];
         in.cmd.sel = pick[3];
+        in.look_given = true;
+        for (unsigned l = 0; l < kLooks; l++)
+            in.look[l] = l > 0 && r.percent(30) ? in.look[r.range(0, l - 1)] : r.range(0, kNumQp - 1);
         const QpOut o = (i % 2) ? h.peek(in) : h.cycle(in);
         const QpCmd &c = cfg[pick[0]], &p = cfg[pick[1]], &n = cfg[pick[2]];
         CHECK_EQ(o.cur_sq_base, c.sq_base);
@@ -856,6 +1037,7 @@ UNIT_TEST(read_ports) {
         CHECK_EQ(o.cur_rcq, c.rcq);
         CHECK_EQ(o.cur_pz, c.pz);
         check_peer(o, peer[pick[0]]);
+        CHECK_EQ(o.cur_flags, peer[pick[0]].flags);   // the RTS's, over the INIT's
         CHECK_EQ(o.cur_sq_pi, sq[pick[0]]);
         CHECK_EQ(o.cur_log_mtu, peer[pick[0]].log_mtu);   // the RTS's, over the INIT's
         CHECK_EQ(o.pq_state, state[pick[1]]);
@@ -872,11 +1054,12 @@ UNIT_TEST(read_ports) {
         CHECK_EQ(o.nxt_sq_log, n.sq_log);
         CHECK_EQ(o.sel_state, state[pick[3]]);
         CHECK_EQ(o.sel_err, err[pick[3]]);
-        for (unsigned q = 0; q < kNumQp; q++) {
-            CHECK_EQ(o.state[q], state[q]);
-            CHECK_EQ(o.flags[q], peer[q].flags);
-            CHECK_EQ(o.sq_pi[q], sq[q]);
-            CHECK_EQ(o.rq_pi[q], rq[q]);
+        for (unsigned l = 0; l < kLooks; l++) {
+            const unsigned q = in.look[l];
+            CHECK_EQ(o.look[l].qp, q);
+            CHECK_EQ(o.look[l].state, state[q]);
+            CHECK_EQ(o.look[l].sq_pi, sq[q]);
+            CHECK_EQ(o.look[l].rq_pi, rq[q]);
         }
     }
     // The ports follow their index with no clock: every QP at each port in turn.
@@ -886,6 +1069,8 @@ UNIT_TEST(read_ports) {
         in.pq = (q + 1) % kNumQp;
         in.nxt = (q + 2) % kNumQp;
         in.cmd.sel = (q + 3) % kNumQp;
+        in.look_given = true;
+        for (unsigned l = 0; l < kLooks; l++) in.look[l] = (q + 4 + l) % kNumQp;
         const QpOut o = h.peek(in);
         CHECK_EQ(o.cur_sq_base, cfg[q].sq_base);
         CHECK_EQ(o.cur_log_mtu, peer[q].log_mtu);
@@ -893,6 +1078,12 @@ UNIT_TEST(read_ports) {
         CHECK_EQ(o.pq_log_mtu, peer[(q + 1) % kNumQp].log_mtu);
         CHECK_EQ(o.nxt_sq_base, cfg[(q + 2) % kNumQp].sq_base);
         CHECK_EQ(o.sel_state, state[(q + 3) % kNumQp]);
+        for (unsigned l = 0; l < kLooks; l++) {
+            const unsigned p = (q + 4 + l) % kNumQp;
+            CHECK_EQ(o.look[l].state, state[p]);
+            CHECK_EQ(o.look[l].sq_pi, sq[p]);
+            CHECK_EQ(o.look[l].rq_pi, rq[p]);
+        }
     }
     // A write shows after its edge, not in its own cycle.
     const unsigned q = 6 % kNumQp;
@@ -905,19 +1096,35 @@ UNIT_TEST(read_ports) {
     in.db.value = u16(sq[(q + 1) % kNumQp] + 1);
     in.db.sq_ci = 0;
     in.cur = in.pq = in.nxt = q;
+    // The looks at both written QPs, alternately, as the scheduler's would
+    // be in the next cycle.
+    const unsigned b = (q + 1) % kNumQp;
+    in.look_given = true;
+    for (unsigned l = 0; l < kLooks; l++) in.look[l] = l % 2 ? b : q;
     QpOut o = h.cycle(in);
     CHECK_EQ(o.cur_sq_base, cfg[q].sq_base);
     CHECK_EQ(o.cur_log_mtu, peer[q].log_mtu);
     CHECK_EQ(o.pq_log_mtu, peer[q].log_mtu);
     CHECK_EQ(o.sel_state, state[q]);
-    CHECK_EQ(o.sq_pi[(q + 1) % kNumQp], sq[(q + 1) % kNumQp]);
+    for (unsigned l = 0; l < kLooks; l++) {
+        CHECK_EQ(o.look[l].state, l % 2 ? state[b] : state[q]);
+        CHECK_EQ(o.look[l].sq_pi, l % 2 ? sq[b] : sq[q]);
+    }
     o = h.look(q);
     CHECK_EQ(o.cur_sq_base, in.cmd.sq_base);
+    CHECK_EQ(o.cur_flags, in.cmd.flags);
     CHECK_EQ(o.cur_log_mtu, in.cmd.log_mtu);
     CHECK_EQ(o.pq_log_mtu, in.cmd.log_mtu);
     CHECK_EQ(o.nxt_sq_log, 1);
     CHECK_EQ(o.sel_state, kInit);
-    CHECK_EQ(o.sq_pi[(q + 1) % kNumQp], sq[(q + 1) % kNumQp] + 1);
+    // The same looks, the writes gone: both landed.
+    in.cmd.valid = in.db.valid = false;
+    o = h.peek(in);
+    for (unsigned l = 0; l < kLooks; l++) {
+        CHECK_EQ(o.look[l].state, l % 2 ? state[b] : kInit);
+        CHECK_EQ(o.look[l].sq_pi, l % 2 ? u16(sq[b] + 1) : 0);
+        CHECK_EQ(o.look[l].rq_pi, l % 2 ? rq[b] : 0);
+    }
 }
 
 namespace {
@@ -1005,7 +1212,7 @@ UNIT_TEST(path_mtu) {
         h.cycle(in);
         const QpOut o = h.look(q);
         check_state(o, q, kError, RNIC_CQE_STATUS_TRANSPORT);
-        check_flags(o, q, in.cmd);
+        check_flags(o, in.cmd);
     }
     // rst_n: the model forgets the store (the RTL does not reset it); an
     // INIT loads it again.
@@ -1101,12 +1308,13 @@ UNIT_TEST(random_run) {
             e.sq_ci[in.cmd.sel] = e.rq_ci[in.cmd.sel] = 0;
         const unsigned c = r.range(0, kNumQp - 1);
         const QpCtx &cq = m.qp(c);
-        if (r.percent(40)) {
+        // (Only what it knows was posted: an index unknown since rst_n is no work.)
+        if (cq.sq_pi_known && r.percent(40)) {
             const uint16_t left = u16(cq.sq_pi - e.sq_ci[c]);
             if (left <= QpModel::ring(15))
                 e.sq_ci[c] = r.percent(50) ? cq.sq_pi : u16(e.sq_ci[c] + r.range(0, left));
         }
-        if (r.percent(40)) {
+        if (cq.rq_pi_known && r.percent(40)) {
             const uint16_t left = u16(cq.rq_pi - e.rq_ci[c]);
             if (left <= QpModel::ring(15))
                 e.rq_ci[c] = r.percent(50) ? cq.rq_pi : u16(e.rq_ci[c] + r.range(0, left));
@@ -1115,7 +1323,8 @@ UNIT_TEST(random_run) {
     const QpStats &s = h.stats();
     std::printf("random_run: %llu cycles, %llu resets, %llu output fields compared; %llu doorbells: %llu accepted "
                 "(%llu exactly a ring ahead, %llu equal to the old index, %llu across 2^16), refused: not a QP's "
-                "%llu, RESET %llu, past the ring %llu, backwards %llu; %llu judged by the unit (ring unknown)\n",
+                "%llu, RESET %llu, past the ring %llu, backwards %llu; %llu judged by the unit (ring or old index "
+                "unknown)\n",
                 static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.resets),
                 static_cast<unsigned long long>(s.compared), static_cast<unsigned long long>(s.db_seen),
                 static_cast<unsigned long long>(s.db_accepted), static_cast<unsigned long long>(s.db_at_ring),
@@ -1138,6 +1347,13 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(s.errs), static_cast<unsigned long long>(s.errs_kept),
                 static_cast<unsigned long long>(s.same_qp_cmd_db), static_cast<unsigned long long>(s.same_qp_cmd_err),
                 static_cast<unsigned long long>(s.same_qp_db_err), static_cast<unsigned long long>(s.same_qp_all));
+    uint64_t least_seen = ~uint64_t{0};
+    for (const auto &slot : s.look_seen)
+        for (uint64_t n : slot) least_seen = std::min(least_seen, n);
+    std::printf("random_run: looks: each QP at each look at least %llu times; %llu looks at a QP written in their "
+                "cycle, %llu cycles with two looks at one QP, %llu look indices unknown (since rst_n)\n",
+                static_cast<unsigned long long>(least_seen), static_cast<unsigned long long>(s.look_written),
+                static_cast<unsigned long long>(s.look_repeated), static_cast<unsigned long long>(s.look_pi_unknown));
     CHECK(h.now() >= kCycles);
     CHECK(s.resets > 3);
     CHECK(s.db_accepted > 10000);
@@ -1153,4 +1369,9 @@ UNIT_TEST(random_run) {
     CHECK(s.same_qp_cmd_err > 60);
     CHECK(s.same_qp_db_err > 1000);
     CHECK(s.same_qp_all > 30);
+    CHECK(least_seen > 1000);
+    CHECK(s.look_written > 100000);
+    CHECK(s.look_repeated > 100000);
+    CHECK(s.look_pi_unknown > 1000);
+    CHECK(s.db_learned > 100);
 }

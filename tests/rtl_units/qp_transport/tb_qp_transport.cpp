@@ -14,13 +14,22 @@
 //                       names, order, widths) is the generated package's;
 //                       each qp_xs_t and flight_t member written alone with
 //                       all ones comes back at exactly its bits of the
-//                       unit's vector, and nothing above the struct
-//   reset_state         after power-up and after every rst_n: the twelve
-//                       fields it clears are 0 on every port; every other
-//                       field and every in-flight slot keeps its value, with
-//                       INIT, RTS, RESET, job writes of every field and
-//                       in-flight writes of every field on the ports
-//                       throughout the reset (none lands)
+//                       unit's vector, and nothing above the struct; each
+//                       sched_xs_t member alone at exactly its bits of each
+//                       look's row (XSW l up), the other looks at a QP
+//                       of zeros; every row all ones fills look_xs to its
+//                       top; each of cur's slots alone at its byte of cur_ops
+//   reset_state         rst_n is relied on for nothing: before INIT the
+//                       model knows no field (no check compares one); after
+//                       power-up (every field random) and after rst_n on
+//                       QPs with every field written (every kind of writer
+//                       on the ports throughout), INIT on each QP gives
+//                       every field it sets INIT's value on every port and
+//                       look, whatever was there, and leaves the rest
+//                       unknown; RTS then its PSNs and counts; RESET alone
+//                       after rst_n drops fenced and bind_wait; the job,
+//                       the commands and the in-flight table write on the
+//                       first cycle after rst_n
 //   each_command        INIT, RTS (with cmd_in_init), RESET, ERROR and the
 //                       codes that are no command, alone on every QP: exactly
 //                       the fields each names change, and no other QP;
@@ -40,18 +49,28 @@
 //                       fields its own, the rest kept;
 //                       named cases spelled out; command and job on two
 //                       QPs in one cycle both land whole
-//   flight_table        the oldest views as done moves through three laps
-//                       of MAX_RD_ATOMIC and across 2^16, every QP its own
+//   flight_table        the oldest views (cur_oldest, pq_oldest, the looks'
+//                       oldest_op) as done moves through three laps of
+//                       MAX_RD_ATOMIC and across 2^16, every QP its own
 //                       slots; each field's enable alone; a write to the
 //                       oldest slot shows after its edge; done and the slot
 //                       written in one cycle; INIT's done 0
-//   all_views           every QP's bit of all_fenced, all_bind_wait,
-//                       all_rd_hold, all_rnr_wait, all_paused set alone;
-//                       distinct values in every QP's slot of
-//                       all_hold_done, all_sq_ci, all_done, all_rq_ci and
-//                       every in-flight slot's all_op, one changed at a time
+//   cur_ops             every slot its own op: cur at each QP in turn, no
+//                       clock, shows its slots in slot order, whatever its
+//                       done; an op written alone shows after its edge, in
+//                       its QP's cur_ops only; the other fields' enables
+//                       leave it
+//   looks               every look at every QP (the others elsewhere), at
+//                       one QP all together, at random QPs with repeats:
+//                       each shows its QP's row (distinct values in every
+//                       member, each flag of each QP set alone); the looks
+//                       follow look_qp with no clock; a write shows in the
+//                       looks at its QP after its edge, not in its cycle, in
+//                       no other; sq_ci itself while paused; oldest_op
+//                       follows done through the slots and a write of op
 //   read_ports          cur, pq, db and nxt at four different QPs in one
-//                       cycle, each its own QP (nxt_sq_ci less its paused);
+//                       cycle, each its own QP (nxt_sq_ci less its paused),
+//                       the looks at random QPs their own;
 //                       the ports follow their index
 //                       with no clock; a write shows after its edge
 //   rts_retry_counts    RTS from INIT with every pair of cmd_retry_cnt and
@@ -70,24 +89,27 @@
 //                       (retry_left, rnr_left, acked_psn) on its QP in one
 //                       cycle: the job's value, the command's other fields
 //                       its own; the job's sq_psn is not RTS's acked_psn
-//   all_rnr_wait        every QP's bit alone, walking, random patterns; not
-//                       in the cycle of the write; other fields' writes,
-//                       other commands leave it; INIT its QP's bit, rst_n all
+//   look_rnr_wait       every QP's rnr_wait through the looks: each QP's
+//                       alone, walking, random patterns; not in the cycle of
+//                       the write; other fields' writes, other commands
+//                       leave it; INIT its QP's; after rst_n, INIT each
 //   paused_fields       paused and pause_pkts through the job write on every
 //                       QP, each alone (the other's data the opposite) and
-//                       together, at 0, all ones, random: cur_xs, pq_xs,
-//                       all_paused (that QP's bit alone); nxt_sq_ci sq_ci - 1
+//                       together, at 0, all ones, random: cur_xs, pq_xs, the
+//                       looks' paused (that QP's alone); nxt_sq_ci sq_ci - 1
 //                       while paused (0 -> 0xFFFF across 2^16), sq_ci once
-//                       cleared, while db_sq_ci and all_sq_ci stay sq_ci; not
-//                       in the cycle of the write; sq_ci and paused in one
-//                       write; INIT clears paused (nxt_sq_ci 0) and keeps
-//                       pause_pkts, on its QP only; the job's paused beats
-//                       INIT's; RTS, RESET, ERROR and no command leave both;
-//                       rst_n clears every paused and keeps pause_pkts
+//                       cleared, while db_sq_ci and the looks' sq_ci stay
+//                       sq_ci; not in the cycle of the write; sq_ci and
+//                       paused in one write; INIT clears paused (nxt_sq_ci
+//                       0) and keeps pause_pkts, on its QP only; the job's
+//                       paused beats INIT's; RTS, RESET, ERROR and no
+//                       command leave both; after rst_n, INIT on every
+//                       paused QP clears it
 //   random_run          200,000 cycles of commands (random retry counts),
 //                       job writes and in-flight writes, often all on one
-//                       QP, and resets; the figures at the end say every
-//                       writer and collision was exercised
+//                       QP, and resets, the looks where the harness points
+//                       them; the figures at the end say every writer,
+//                       collision and look was exercised
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
 #include <cctype>
@@ -222,6 +244,26 @@ Xs after_command(Xs v, const XsCmd &k) {
     return v;
 }
 
+// Every look at q in `o` (a look elsewhere is not q's), against `want`:
+// each row member but oldest_op is q's field of that name. The number of
+// looks compared.
+unsigned expect_rows(const XsOut &o, unsigned q, const Xs &want, const char *what) {
+    unsigned n = 0;
+    for (unsigned l = 0; l < kLooks; l++) {
+        if (o.look_qp[l] != q)
+            continue;
+        ++n;
+        for (unsigned i = 0; i < kSxOldestOp; i++) {
+            CHECK_EQ(o.look[l][i], want[kSxFrom[i]]);
+            if (o.look[l][i] != want[kSxFrom[i]])
+                std::fprintf(stderr, "  %s: look %u at qp %u: %s 0x%llx, expected 0x%llx\n", what, l, q,
+                             kSxDesc[i].name, static_cast<unsigned long long>(o.look[l][i]),
+                             static_cast<unsigned long long>(want[kSxFrom[i]]));
+        }
+    }
+    return n;
+}
+
 // q as every port shows it (look(q) puts them all at q), against `want`;
 // a differing field is named, with `what` saying which case.
 void expect_xs(const XsOut &o, unsigned q, const Xs &want, const char *what) {
@@ -238,15 +280,7 @@ void expect_xs(const XsOut &o, unsigned q, const Xs &want, const char *what) {
     CHECK_EQ(o.db_rq_ci, want[kRqCi]);
     CHECK_EQ(o.nxt_sq_ci, (want[kSqCi] - want[kPaused]) & 0xFFFFu);   // a paused WQE is fetched again
     CHECK_EQ(o.nxt_done, want[kDone]);
-    CHECK_EQ(o.fenced[q], want[kFenced]);
-    CHECK_EQ(o.bind_wait[q], want[kBindWait]);
-    CHECK_EQ(o.rd_hold[q], want[kRdHold]);
-    CHECK_EQ(o.rnr_wait[q], want[kRnrWait]);
-    CHECK_EQ(o.paused[q], want[kPaused]);
-    CHECK_EQ(o.hold_done[q], want[kHoldDone]);
-    CHECK_EQ(o.sq_ci[q], want[kSqCi]);
-    CHECK_EQ(o.done[q], want[kDone]);
-    CHECK_EQ(o.rq_ci[q], want[kRqCi]);
+    expect_rows(o, q, want, what);
     if (rnic_check_failures() != before)
         std::fprintf(stderr, "  (%s, qp %u)\n", what, q);
 }
@@ -259,11 +293,34 @@ void expect_flight(const Flight &got, const Flight &want, const char *port, unsi
                          static_cast<unsigned long long>(want[f]));
     }
 }
-// q's oldest, at both ports, against the slot that holds `want`.
+// The oldest WQE of slot s's QP, at both ports (both at that QP), every
+// look at it and, in cur_ops, at s's byte, against the slot that holds
+// `want`.
 void expect_oldest(const XsOut &o, unsigned s, const Flight &want) {
+    const unsigned q = s / kDepth;
     expect_flight(o.cur_oldest, want, "cur_oldest", s);
     expect_flight(o.pq_oldest, want, "pq_oldest", s);
-    CHECK_EQ(o.op[s], want[kFlOp]);
+    CHECK_EQ(o.cur, q);   // the caller's read ports: at s's QP
+    CHECK_EQ(o.cur_ops[s % kDepth], want[kFlOp]);
+    for (unsigned l = 0; l < kLooks; l++) {
+        if (o.look_qp[l] != q)
+            continue;
+        CHECK_EQ(o.look[l][kSxOldestOp], want[kFlOp]);
+        if (o.look[l][kSxOldestOp] != want[kFlOp])
+            std::fprintf(stderr, "  look %u at qp %u: oldest_op 0x%llx, expected 0x%llx (slot %u)\n", l, q,
+                         static_cast<unsigned long long>(o.look[l][kSxOldestOp]),
+                         static_cast<unsigned long long>(want[kFlOp]), s);
+    }
+}
+
+// Every read port at q, the looks taking turns at q and p: look l at p for odd
+// l. For a check of q's row and a neighbour's in one peek.
+XsOut look_two(XsHarness &h, unsigned q, unsigned p) {
+    XsIn in;
+    in.cmd.sel = in.job.qp = in.cur = in.pq = in.db = in.nxt = q;
+    for (unsigned l = 0; l < kLooks; l++) in.look[l] = l % 2 ? p : q;
+    in.looks_given = true;
+    return h.peek(in);
 }
 
 // ---------------------------------------------------------------- layout
@@ -365,6 +422,7 @@ UNIT_TEST(layout) {
         expect_struct(pkg, "qp_xs_we_t", kXsDesc, true);
         expect_struct(pkg, "flight_t", kFlDesc, false);
         expect_struct(pkg, "flight_we_t", kFlDesc, true);
+        expect_struct(pkg, "sched_xs_t", kSxDesc, false);
     }
 
     // Each member alone through the unit: exactly its bits set.
@@ -409,39 +467,135 @@ UNIT_TEST(layout) {
     const auto fl_all = h.raw_cur_oldest();
     CHECK_EQ(popcount(fl_all), kFlBits);
     CHECK_EQ(wide_get(fl_all, kFlBits - 1, 1), 1u);
+
+    // sched_xs_t: each member alone, all ones, in q's row, through each
+    // look in turn, the other looks at a QP p of zeros: exactly that
+    // member's bits of that look's row. Every slot of both QPs zero, and
+    // oldest_op's member through q's oldest slot (done 0).
+    const unsigned p = 9 % kNumQp;
+    for (unsigned i = 0; i < kDepth; i++) {
+        fill_slot(h, XsModel::slot_of(q, i), kFlWeAll, Flight{});
+        fill_slot(h, XsModel::slot_of(p, i), kFlWeAll, Flight{});
+    }
+    fill(h, p, zero);
+    for (unsigned l = 0; l < kLooks; l++) {
+        for (unsigned m = 0; m < kSxFields; m++) {
+            fill(h, q, zero);
+            Flight op{};
+            if (m == kSxOldestOp)
+                op[kFlOp] = 0xFF;
+            fill_slot(h, XsModel::slot_of(q, 0), fl_we(kFlOp), op);
+            if (m != kSxOldestOp) {
+                Xs ones{};
+                ones[kSxFrom[m]] = mask_of(kSxDesc[m].width);
+                job(h, q, xs_we(kSxFrom[m]), ones);
+            }
+            XsIn in;
+            for (unsigned k = 0; k < kLooks; k++) in.look[k] = k == l ? q : p;
+            in.looks_given = true;
+            h.peek(in);
+            const auto raw = h.raw_look_xs();
+            CHECK_EQ(popcount(raw), kSxDesc[m].width);
+            CHECK_EQ(wide_get(raw, kSxBits * l + lsb_of(kSxDesc, m), kSxDesc[m].width), mask_of(kSxDesc[m].width));
+            if (popcount(raw) != kSxDesc[m].width)
+                std::fprintf(stderr, "  sched_xs_t member %s alone in look %u: %u bits of look_xs set\n",
+                             kSxDesc[m].name, l, popcount(raw));
+        }
+    }
+    // Every member of every row all ones: look_xs full to its top bit.
+    for (unsigned m = 0; m < kSxOldestOp; m++) all[kSxFrom[m]] = mask_of(kSxDesc[m].width);
+    fill(h, q, all);
+    fill_slot(h, XsModel::slot_of(q, 0xFFFF), kFlWeAll, fall);   // done all ones: its slot
+    h.look(q);
+    const auto looks_all = h.raw_look_xs();
+    CHECK_EQ(popcount(looks_all), kLooks * kSxBits);
+    CHECK_EQ(wide_get(looks_all, kLooks * kSxBits - 1, 1), 1u);
+
+    // cur_ops: each of cur's slots alone all ones, at its byte.
+    for (unsigned i = 0; i < kDepth; i++) fill_slot(h, XsModel::slot_of(q, i), kFlWeAll, Flight{});
+    for (unsigned i = 0; i < kDepth; i++) {
+        Flight op{};
+        op[kFlOp] = 0xFF;
+        fill_slot(h, XsModel::slot_of(q, i), fl_we(kFlOp), op);
+        h.look(q);
+        CHECK_EQ(h.raw_cur_ops(), uint64_t{0xFF} << (8 * i));
+        op[kFlOp] = 0;
+        fill_slot(h, XsModel::slot_of(q, i), fl_we(kFlOp), op);
+    }
+}
+
+// What INIT sets, on every port and look at q (read by look(q)): every
+// field it clears 0, kick_why RETRY_WHY_TIMEOUT; so nxt_sq_ci 0 (sq_ci 0, not
+// paused).
+void expect_init(const XsOut &o, unsigned q, const char *what) {
+    const int before = rnic_check_failures();
+    for (unsigned f = 0; f < kXsFields; f++) {
+        if (!(kInitClears & xs_we(static_cast<XsField>(f))))
+            continue;
+        CHECK_EQ(o.cur_xs[f], 0u);
+        CHECK_EQ(o.pq_xs[f], 0u);
+    }
+    CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
+    CHECK_EQ(o.pq_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
+    CHECK_EQ(o.db_sq_ci, 0u);
+    CHECK_EQ(o.db_rq_ci, 0u);
+    CHECK_EQ(o.nxt_sq_ci, 0u);
+    CHECK_EQ(o.nxt_done, 0u);
+    unsigned looks = 0;
+    for (unsigned l = 0; l < kLooks; l++) {
+        if (o.look_qp[l] != q)
+            continue;
+        ++looks;
+        for (SxField i : {kSxSqCi, kSxDone, kSxRqCi, kSxFenced, kSxBindWait, kSxRdHold, kSxRnrWait, kSxPaused})
+            CHECK_EQ(o.look[l][i], 0u);   // hold_done and oldest_op are not INIT's
+    }
+    CHECK_EQ(looks, kLooks);
+    if (rnic_check_failures() != before)
+        std::fprintf(stderr, "  (%s, qp %u)\n", what, q);
 }
 
 UNIT_TEST(reset_state) {
     XsHarness h(seed(0x7A01));
     Rng &r = h.rng();
-    // After power-up's reset: the twelve fields 0, on every port.
+    const int failures = rnic_check_failures();
+    // The model knows nothing of q: no field and no slot of it is compared.
+    auto knows_nothing = [&h](unsigned q) {
+        bool none = h.model().qp(q).known == 0;
+        for (unsigned i = 0; i < kDepth; i++) none &= h.model().slot(XsModel::slot_of(q, i)).known == 0;
+        return none;
+    };
+
+    // Power-up (and its rst_n): every field random. Nothing is compared
+    // until INIT; the fields INIT sets are not all 0 already, or the INIT
+    // below would show nothing.
+    unsigned junk = 0;
     for (unsigned q = 0; q < kNumQp; q++) {
+        CHECK(knows_nothing(q));
+        const uint64_t compared = h.stats().compared;
         const XsOut o = h.look(q);
-        for (XsField f : {kFenced, kBindWait, kRdHold, kSndOpen, kWrLeft, kDone, kSqCi, kRqCi, kRnrWait, kRetrying,
-                          kNakSent, kPaused}) {
-            CHECK_EQ(o.cur_xs[f], 0u);
-            CHECK_EQ(o.pq_xs[f], 0u);
-        }
-        CHECK_EQ(o.db_sq_ci, 0);
-        CHECK_EQ(o.db_rq_ci, 0);
-        CHECK_EQ(o.nxt_sq_ci, 0);
-        CHECK_EQ(o.nxt_done, 0);
-        CHECK(!o.fenced[q] && !o.bind_wait[q] && !o.rd_hold[q] && !o.rnr_wait[q] && !o.paused[q]);
-        CHECK_EQ(o.sq_ci[q], 0);
-        CHECK_EQ(o.done[q], 0);
-        CHECK_EQ(o.rq_ci[q], 0);
+        CHECK_EQ(h.stats().compared, compared);
+        for (unsigned f = 0; f < kXsFields; f++)
+            junk += (kInitClears & xs_we(static_cast<XsField>(f))) && o.cur_xs[f] != 0;
+    }
+    CHECK(junk > kNumQp);
+    // INIT on each: what INIT says, whatever was there; the fields it does
+    // not set still unknown (INIT and RTS set the fields, rst_n none).
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
+        expect_init(h.look(q), q, "INIT after power-up");
+        CHECK_EQ(h.model().qp(q).known, kInitClears | kInitSets);
     }
 
-    // Every field and slot busy, then rst_n with a writer of every kind on
-    // the ports throughout: a command, every job enable, every in-flight
-    // enable, all aimed at one QP and one of its slots.
+    // Every field and slot written, then rst_n with a writer of every kind
+    // on the ports throughout (a command, every job enable, every in-flight
+    // enable, all aimed at one QP and one of its slots); then on each QP,
+    // INIT, RTS, or RESET then INIT then RTS.
     const unsigned codes[] = {RNIC_QP_CMD_INIT, RNIC_QP_CMD_RTS, RNIC_QP_CMD_RESET, RNIC_QP_CMD_ERROR, 6u};
     const unsigned lengths[] = {1, 2, 5, 1, 3};
-    for (unsigned round = 0; round < 5; round++) {
+    for (unsigned round = 0; round < 5 && !unit_stop(failures); round++) {
         std::vector<Xs> v(kNumQp);
-        std::vector<Flight> sl(kSlots);
-        for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = busy_xs(r));
-        for (unsigned s = 0; s < kSlots; s++) fill_slot(h, s, kFlWeAll, sl[s] = random_flight(r));
+        for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = busy_xs(r));   // every flag set
+        for (unsigned s = 0; s < kSlots; s++) fill_slot(h, s, kFlWeAll, random_flight(r));
 
         const unsigned q = (3 + 5 * round) % kNumQp;
         XsIn during = idle(r);
@@ -455,26 +609,56 @@ UNIT_TEST(reset_state) {
         h.reset(lengths[round], &during);
 
         for (unsigned p = 0; p < kNumQp; p++) {
-            Xs want = v[p];
-            want[kFenced] = want[kBindWait] = want[kRdHold] = want[kSndOpen] = 0;
-            want[kWrLeft] = want[kDone] = want[kSqCi] = want[kRqCi] = 0;
-            want[kRnrWait] = want[kRetrying] = want[kNakSent] = 0;   // retry counts, kick_why, acked_psn kept
-            want[kPaused] = 0;                                       // pause_pkts kept
-            expect_xs(h.look(p), p, want, "after rst_n");
-        }
-        // Every slot kept: each QP's done walked over its slots.
-        for (unsigned p = 0; p < kNumQp; p++) {
-            for (unsigned i = 0; i < kDepth; i++) {
-                set_done(h, p, static_cast<uint16_t>(i));
-                expect_oldest(h.look(p), XsModel::slot_of(p, i), sl[XsModel::slot_of(p, i)]);
+            CHECK(knows_nothing(p));
+            // RESET alone first on some: its fence holds dropped, nothing
+            // else known.
+            if ((p + round) % 3 == 0) {
+                command(h, make_cmd(r, RNIC_QP_CMD_RESET, p, r.percent(50)));
+                const XsOut o = h.look(p);
+                CHECK_EQ(o.cur_xs[kFenced], 0u);
+                CHECK_EQ(o.cur_xs[kBindWait], 0u);
+                for (unsigned l = 0; l < kLooks; l++) {
+                    CHECK_EQ(o.look[l][kSxFenced], 0u);
+                    CHECK_EQ(o.look[l][kSxBindWait], 0u);
+                }
+                CHECK_EQ(h.model().qp(p).known, kResetCmdClears);
             }
+            const XsCmd init = make_cmd(r, RNIC_QP_CMD_INIT, p, r.percent(50));
+            command(h, init);
+            expect_init(h.look(p), p, "INIT after rst_n");
+            // RTS from INIT: the PSNs and counts, INIT's fields kept.
+            const XsCmd rts = make_cmd(r, RNIC_QP_CMD_RTS, p, true);
+            command(h, rts);
+            const XsOut o = h.look(p);
+            expect_init(o, p, "RTS after INIT after rst_n");
+            CHECK_EQ(o.cur_xs[kSqPsn], rts.sq_psn);
+            CHECK_EQ(o.cur_xs[kRqPsn], rts.rq_psn);
+            CHECK_EQ(o.cur_xs[kAckedPsn], rts.sq_psn);
+            CHECK_EQ(o.cur_xs[kRetryLeft], rts.retry_cnt);
+            CHECK_EQ(o.cur_xs[kRnrLeft], rts.rnr_retry);
         }
     }
-    // And the writers work again on the first cycle after a reset.
-    h.reset();
-    const Xs v = busy_xs(r);
-    fill(h, 0, v);
-    expect_xs(h.look(0), 0, v, "first write after rst_n");
+
+    // The writers work on the first cycle after rst_n: the job (every
+    // field), a command (INIT on another QP), the in-flight table (the
+    // job's QP's oldest slot, done written in the same cycle).
+    for (unsigned round = 0; round < 4 && !unit_stop(failures); round++) {
+        h.reset(r.range(1, 3));
+        const unsigned q = r.range(0, kNumQp - 1), p = (q + r.range(1, kNumQp - 1)) % kNumQp;
+        XsIn in = idle(r);
+        in.job.qp = q;
+        in.job.we = kXsWeAll;
+        in.job.data = busy_xs(r);
+        in.cmd = make_cmd(r, RNIC_QP_CMD_INIT, p, false);
+        in.fl.slot = XsModel::slot_of(q, static_cast<uint32_t>(in.job.data[kDone]));
+        in.fl.we = kFlWeAll;
+        in.fl.data = random_flight(r);
+        h.cycle(in);
+        const XsOut o = h.look(q);
+        expect_xs(o, q, in.job.data, "the first job write after rst_n");
+        expect_oldest(o, in.fl.slot, in.fl.data);
+        expect_init(h.look(p), p, "INIT in the first cycle after rst_n");
+    }
 }
 
 UNIT_TEST(each_command) {
@@ -769,7 +953,7 @@ UNIT_TEST(flight_table) {
         for (uint32_t d = 0; d < 3 * kDepth; d++) {
             set_done(h, q, static_cast<uint16_t>(d));
             const XsOut o = h.look(q);
-            CHECK_EQ(o.done[q], d);
+            CHECK_EQ(o.look[0][kSxDone], d);
             expect_oldest(o, XsModel::slot_of(q, d), sl[XsModel::slot_of(q, d)]);
         }
         for (uint32_t d = 0x10000u - 2 * kDepth - 1; d < 0x10000u + 2 * kDepth; d++) {
@@ -778,7 +962,8 @@ UNIT_TEST(flight_table) {
             expect_oldest(h.look(q), s, sl[s]);
         }
     }
-    // cur and pq at two QPs: each its own oldest.
+    // cur and pq at two QPs: each its own oldest; the looks, taking turns
+    // at the two, each its QP's oldest op.
     for (int i = 0; i < 200 && !unit_stop(failures); i++) {
         const unsigned a = r.range(0, kNumQp - 1), b = (a + r.range(1, kNumQp - 1)) % kNumQp;
         const uint16_t da = static_cast<uint16_t>(r.u32()), db = static_cast<uint16_t>(r.u32());
@@ -787,9 +972,13 @@ UNIT_TEST(flight_table) {
         XsIn in = idle(r);
         in.cur = a;
         in.pq = b;
+        for (unsigned l = 0; l < kLooks; l++) in.look[l] = (l + i) % 2 ? b : a;
+        in.looks_given = true;
         const XsOut o = h.peek(in);
-        expect_flight(o.cur_oldest, sl[XsModel::slot_of(a, da)], "cur_oldest", XsModel::slot_of(a, da));
-        expect_flight(o.pq_oldest, sl[XsModel::slot_of(b, db)], "pq_oldest", XsModel::slot_of(b, db));
+        const unsigned sa = XsModel::slot_of(a, da), sb = XsModel::slot_of(b, db);
+        expect_flight(o.cur_oldest, sl[sa], "cur_oldest", sa);
+        expect_flight(o.pq_oldest, sl[sb], "pq_oldest", sb);
+        for (unsigned l = 0; l < kLooks; l++) CHECK_EQ(o.look[l][kSxOldestOp], sl[(l + i) % 2 ? sb : sa][kFlOp]);
     }
 
     // Each field's enable alone, the other fields' data junk.
@@ -838,90 +1027,226 @@ UNIT_TEST(flight_table) {
     sl[s] = in.fl.data;
     expect_oldest(h.look(q), s, sl[s]);
 
-    // INIT puts done at 0: the first slot.
-    set_done(h, q, 6);
-    command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
-    expect_oldest(h.look(q), XsModel::slot_of(q, 0), sl[XsModel::slot_of(q, 0)]);
-    // rst_n too, and the table is kept.
-    set_done(h, q, 5);
-    h.reset();
-    for (unsigned p = 0; p < kNumQp; p++) expect_oldest(h.look(p), XsModel::slot_of(p, 0), sl[XsModel::slot_of(p, 0)]);
+    // INIT puts done at 0: the first slot, on every QP.
+    for (unsigned p = 0; p < kNumQp; p++) {
+        set_done(h, p, static_cast<uint16_t>(kDepth * p + 1 + p % (kDepth - 1)));   // never slot 0
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, p, false));
+        expect_oldest(h.look(p), XsModel::slot_of(p, 0), sl[XsModel::slot_of(p, 0)]);
+    }
 }
 
-UNIT_TEST(all_views) {
+UNIT_TEST(cur_ops) {
     XsHarness h(seed(0x7A07));
     Rng &r = h.rng();
     const int failures = rnic_check_failures();
-    // Every flag of every QP clear, then one QP's set alone.
-    for (unsigned q = 0; q < kNumQp; q++) {
-        Xs v = random_xs(r);
-        v[kFenced] = v[kBindWait] = v[kRdHold] = v[kRnrWait] = v[kPaused] = 0;
-        fill(h, q, v);
+    // Every slot its own op (distinct: a neighbour's slot, or another QP's,
+    // would show), and every QP a done, so that cur_ops is seen not to
+    // follow it.
+    std::vector<Flight> sl(kSlots);
+    for (unsigned s = 0; s < kSlots; s++) {
+        sl[s] = random_flight(r);
+        sl[s][kFlOp] = (s * 29 + 3) & 0xFF;
+        fill_slot(h, s, kFlWeAll, sl[s]);
     }
-    for (XsField flag : {kFenced, kBindWait, kRdHold, kRnrWait, kPaused}) {
+    for (unsigned q = 0; q < kNumQp; q++) set_done(h, q, static_cast<uint16_t>(r.u32()));
+    auto expect_ops = [&](const XsOut &o, unsigned q, const char *what) {
+        for (unsigned j = 0; j < kDepth; j++) {
+            const unsigned s = XsModel::slot_of(q, j);
+            CHECK_EQ(o.cur_ops[j], sl[s][kFlOp]);
+            if (o.cur_ops[j] != sl[s][kFlOp])
+                std::fprintf(stderr, "  %s: cur %u, cur_ops byte %u 0x%02x, expected slot %u's 0x%02x\n", what, q, j,
+                             o.cur_ops[j], s, static_cast<unsigned>(sl[s][kFlOp]));
+        }
+    };
+    // cur at each QP in turn, no clock between, the other ports anywhere.
+    for (int lap = 0; lap < 3; lap++) {
         for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
-            Xs one{};
-            one[flag] = 1;
-            job(h, q, xs_we(flag), one);
-            const XsOut o = h.look(q);
-            for (unsigned p = 0; p < kNumQp; p++) {
-                const bool got = flag == kFenced      ? o.fenced[p]
-                                 : flag == kBindWait  ? o.bind_wait[p]
-                                 : flag == kRdHold    ? o.rd_hold[p]
-                                 : flag == kRnrWait   ? o.rnr_wait[p]
-                                                      : o.paused[p];
-                CHECK_EQ(got, p == q);
-                if (got != (p == q))
-                    std::fprintf(stderr, "  all_%s bit %u with only qp %u's set\n", kXsDesc[flag].name, p, q);
-            }
-            one[flag] = 0;
-            job(h, q, xs_we(flag), one);
+            XsIn in = idle(r);
+            in.cur = (q * 7 + lap) % kNumQp;
+            expect_ops(h.peek(in), in.cur, "cur at each QP");
         }
     }
-    // Distinct 16-bit values in every QP's slot, then one changed at a time.
-    const XsField kWide[] = {kHoldDone, kSqCi, kDone, kRqCi};
-    const uint32_t wide = xs_we(kHoldDone) | xs_we(kSqCi) | xs_we(kDone) | xs_we(kRqCi);
+    // Whatever done is: done through a lap of the slots, cur_ops the same.
+    const unsigned q = 5 % kNumQp;
+    for (uint32_t d = 0; d < kDepth && !unit_stop(failures); d++) {
+        set_done(h, q, static_cast<uint16_t>(d));
+        expect_ops(h.look(q), q, "done moved");
+    }
+    // An op written alone, the other fields' data junk, from cur's QP and
+    // from another QP: after its edge, in its own QP's cur_ops only.
+    for (int i = 0; i < 200 && !unit_stop(failures); i++) {
+        const unsigned s = r.range(0, kSlots - 1), owner = s / kDepth;
+        XsIn in = idle(r);
+        in.cur = r.percent(50) ? owner : r.range(0, kNumQp - 1);
+        in.fl.slot = s;
+        in.fl.we = fl_we(kFlOp);
+        in.fl.data = random_flight(r);
+        in.fl.data[kFlOp] = ~sl[s][kFlOp] & 0xFF;
+        const XsOut before = h.cycle(in);
+        expect_ops(before, in.cur, "in the cycle of the write");   // not yet
+        sl[s][kFlOp] = in.fl.data[kFlOp];
+        expect_ops(h.look(owner), owner, "after an op's write");
+        const unsigned other = (owner + r.range(1, kNumQp - 1)) % kNumQp;
+        expect_ops(h.look(other), other, "another QP's op written");
+    }
+    // The other fields' enables leave it.
+    for (int i = 0; i < 50 && !unit_stop(failures); i++) {
+        const unsigned s = r.range(0, kSlots - 1);
+        Flight data = random_flight(r);
+        data[kFlOp] = ~sl[s][kFlOp] & 0xFF;
+        fill_slot(h, s, kFlWeAll & ~fl_we(kFlOp), data);
+        for (unsigned f = 0; f < kFlFields; f++)
+            if (f != kFlOp)
+                sl[s][f] = data[f];
+        expect_ops(h.look(s / kDepth), s / kDepth, "the other fields written");
+    }
+}
+
+UNIT_TEST(looks) {
+    XsHarness h(seed(0x7A0E));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
     std::vector<Xs> v(kNumQp);
+    std::vector<uint8_t> ops(kSlots);
+    // The op of q's oldest slot, as its row shows it.
+    auto oldest_op = [&](unsigned q) { return ops[XsModel::slot_of(q, static_cast<uint32_t>(v[q][kDone]))]; };
+    // Each look's row in `o` against its QP's, oldest_op too.
+    auto expect_looks = [&](const XsOut &o, const char *what) {
+        for (unsigned l = 0; l < kLooks; l++) {
+            const unsigned q = o.look_qp[l];
+            for (unsigned i = 0; i < kSxOldestOp; i++) {
+                CHECK_EQ(o.look[l][i], v[q][kSxFrom[i]]);
+                if (o.look[l][i] != v[q][kSxFrom[i]])
+                    std::fprintf(stderr, "  %s: look %u at qp %u: %s 0x%llx, expected 0x%llx\n", what, l, q,
+                                 kSxDesc[i].name, static_cast<unsigned long long>(o.look[l][i]),
+                                 static_cast<unsigned long long>(v[q][kSxFrom[i]]));
+            }
+            CHECK_EQ(o.look[l][kSxOldestOp], oldest_op(q));
+        }
+    };
+    auto at = [&](const std::array<unsigned, kLooks> &qs) {
+        XsIn in = idle(r);
+        in.look = qs;
+        in.looks_given = true;
+        return h.peek(in);
+    };
+
+    // Each flag of each QP set alone, every QP read through every look.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        v[q] = random_xs(r);
+        v[q][kFenced] = v[q][kBindWait] = v[q][kRdHold] = v[q][kRnrWait] = v[q][kPaused] = 0;
+        fill(h, q, v[q]);
+    }
+    for (unsigned s = 0; s < kSlots; s++) {
+        Flight f = random_flight(r);
+        f[kFlOp] = ops[s] = static_cast<uint8_t>(s ^ 0xA5);   // distinct
+        fill_slot(h, s, kFlWeAll, f);
+    }
+    const SxField flags[] = {kSxFenced, kSxBindWait, kSxRdHold, kSxRnrWait, kSxPaused};
+    for (SxField flag : flags) {
+        for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+            Xs one{};
+            one[kSxFrom[flag]] = 1;
+            job(h, q, xs_we(kSxFrom[flag]), one);
+            v[q][kSxFrom[flag]] = 1;
+            const auto rows = h.rows(idle(r), q);
+            for (unsigned p = 0; p < kNumQp; p++) {
+                CHECK_EQ(rows[p][flag], p == q);
+                if (rows[p][flag] != (p == q))
+                    std::fprintf(stderr, "  %s of qp %u with only qp %u's set\n", kSxDesc[flag].name, p, q);
+            }
+            one[kSxFrom[flag]] = 0;
+            job(h, q, xs_we(kSxFrom[flag]), one);
+            v[q][kSxFrom[flag]] = 0;
+        }
+    }
+
+    // Distinct values in every member of every QP's row (and every QP at
+    // its own done, so its own oldest slot): look l at each QP in turn, the
+    // other looks at the QPs after it.
     for (unsigned q = 0; q < kNumQp; q++) {
         v[q] = random_xs(r);
         v[q][kHoldDone] = 0x1000u + q;
         v[q][kSqCi] = 0x2000u + 0x11u * q;
         v[q][kDone] = 0x3000u + 0x101u * q;
         v[q][kRqCi] = 0xF000u - q;
-        job(h, q, wide, v[q]);
+        fill(h, q, v[q]);
     }
-    auto expect_wide = [&](const XsOut &o) {
-        for (unsigned p = 0; p < kNumQp; p++) {
-            CHECK_EQ(o.hold_done[p], v[p][kHoldDone]);
-            CHECK_EQ(o.sq_ci[p], v[p][kSqCi]);
-            CHECK_EQ(o.done[p], v[p][kDone]);
-            CHECK_EQ(o.rq_ci[p], v[p][kRqCi]);
+    for (unsigned l = 0; l < kLooks; l++) {
+        for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+            std::array<unsigned, kLooks> qs;
+            for (unsigned k = 0; k < kLooks; k++) qs[k] = (q + 1 + k) % kNumQp;
+            qs[l] = q;
+            expect_looks(at(qs), "look l at each QP");
         }
-    };
-    expect_wide(h.look(0));
+    }
+    // All at one QP; pairs; random QPs, repeats and all: no clock between.
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
-        const XsField f = kWide[q % 4];
-        v[q][f] = 0xFFFFu;
-        job(h, q, xs_we(f), v[q]);
-        expect_wide(h.look(r.range(0, kNumQp - 1)));
+        std::array<unsigned, kLooks> qs;
+        qs.fill(q);
+        expect_looks(at(qs), "every look at one QP");
+        for (unsigned k = 0; k < kLooks; k++) qs[k] = k % 2 ? (q + 1) % kNumQp : q;
+        expect_looks(at(qs), "looks taking turns at two QPs");
     }
-    // Every in-flight slot's opcode in its 8 bits of all_op.
-    std::vector<uint8_t> ops(kSlots);
-    for (unsigned s = 0; s < kSlots; s++) {
-        Flight f = random_flight(r);
-        f[kFlOp] = ops[s] = static_cast<uint8_t>(s ^ 0xA5);
-        fill_slot(h, s, kFlWeAll, f);
+    for (int i = 0; i < 1000 && !unit_stop(failures); i++) {
+        std::array<unsigned, kLooks> qs;
+        qs[0] = r.range(0, kNumQp - 1);
+        for (unsigned k = 1; k < kLooks; k++) qs[k] = r.percent(20) ? qs[r.range(0, k - 1)] : r.range(0, kNumQp - 1);
+        expect_looks(at(qs), "random looks");
     }
-    XsOut o = h.look(0);
-    for (unsigned s = 0; s < kSlots; s++) CHECK_EQ(o.op[s], ops[s]);
-    for (int i = 0; i < 64 && !unit_stop(failures); i++) {
-        const unsigned s = r.range(0, kSlots - 1);
+
+    // A write shows in the looks at its QP after its edge, not in its own
+    // cycle, and in no look at another QP: every row member and done's
+    // oldest slot, one QP at a time, the looks at it and its neighbours.
+    uint32_t row_we = 0;
+    for (unsigned i = 0; i < kSxOldestOp; i++) row_we |= xs_we(kSxFrom[i]);
+    for (int i = 0; i < 300 && !unit_stop(failures); i++) {
+        const unsigned q = r.range(0, kNumQp - 1);
+        XsIn in = idle(r);
+        for (unsigned k = 0; k < kLooks; k++) in.look[k] = r.percent(50) ? q : (q + 1 + k) % kNumQp;
+        in.look[r.range(0, kLooks - 1)] = q;
+        in.looks_given = true;
+        in.job.qp = q;
+        in.job.we = r.percent(30) ? xs_we(kSxFrom[r.range(0, kSxOldestOp - 1)])
+                                  : static_cast<uint32_t>(r.next()) & row_we;
+        in.job.data = random_xs(r);
+        const XsOut before = h.cycle(in);
+        expect_looks(before, "in the cycle of a write");
+        for (unsigned f = 0; f < kXsFields; f++)
+            if (in.job.we & xs_we(static_cast<XsField>(f)))
+                v[q][f] = in.job.data[f];
+        in.job.we = 0;
+        expect_looks(h.peek(in), "after the edge of a write");
+    }
+
+    // sq_ci itself while paused (a pick's nxt_sq_ci is sq_ci - 1; the row
+    // is the store's).
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        Xs d = random_xs(r);
+        d[kPaused] = 1;
+        job(h, q, xs_we(kPaused), d);
+        v[q][kPaused] = 1;
+        const XsOut o = h.look(q);
+        CHECK_EQ(o.nxt_sq_ci, static_cast<uint16_t>(v[q][kSqCi] - 1));
+        for (unsigned l = 0; l < kLooks; l++) CHECK_EQ(o.look[l][kSxSqCi], v[q][kSqCi]);
+        CHECK_EQ(o.look[0][kSxPaused], 1u);
+    }
+
+    // oldest_op follows done through two laps of the slots and across
+    // 2^16, and an op written alone (the other fields' data junk) after its
+    // edge.
+    const unsigned q = 11 % kNumQp;
+    for (uint32_t d = 0x10000u - kDepth; d < 0x10000u + kDepth && !unit_stop(failures); d++) {
+        set_done(h, q, static_cast<uint16_t>(d));
+        v[q][kDone] = d & 0xFFFFu;
+        std::array<unsigned, kLooks> qs;
+        for (unsigned k = 0; k < kLooks; k++) qs[k] = (k + d) % 2 ? q : (q + k) % kNumQp;
+        expect_looks(at(qs), "done walking the slots");
+        const unsigned s = XsModel::slot_of(q, d);
         Flight f = random_flight(r);
         f[kFlOp] = ops[s] = static_cast<uint8_t>(~ops[s]);
-        // Only op's enable: all_op changes; the other fields' data is junk.
         fill_slot(h, s, fl_we(kFlOp), f);
-        o = h.look(r.range(0, kNumQp - 1));
-        for (unsigned t = 0; t < kSlots; t++) CHECK_EQ(o.op[t], ops[t]);
+        expect_looks(at(qs), "the oldest slot's op written");
     }
 }
 
@@ -947,11 +1272,16 @@ UNIT_TEST(read_ports) {
         in.pq = pick[1];
         in.db = pick[2];
         in.nxt = pick[3];
+        for (unsigned &l : in.look) l = r.range(0, kNumQp - 1);
+        in.looks_given = true;
         const XsOut o = (i % 2) ? h.peek(in) : h.cycle(in);
         for (unsigned f = 0; f < kXsFields; f++) {
             CHECK_EQ(o.cur_xs[f], v[pick[0]][f]);
             CHECK_EQ(o.pq_xs[f], v[pick[1]][f]);
         }
+        unsigned looks = 0;
+        for (unsigned q = 0; q < kNumQp; q++) looks += expect_rows(o, q, v[q], "a look at a random QP");
+        CHECK_EQ(looks, kLooks);   // each look compared, with its QP's row
         CHECK_EQ(o.db_sq_ci, v[pick[2]][kSqCi]);
         CHECK_EQ(o.db_rq_ci, v[pick[2]][kRqCi]);
         CHECK_EQ(o.nxt_sq_ci, (v[pick[3]][kSqCi] - v[pick[3]][kPaused]) & 0xFFFFu);
@@ -1118,16 +1448,16 @@ UNIT_TEST(init_clears_retry_state) {
             b[kKickWhy] = (m >> 3) & 3;
             fill(h, q, b);
             command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
-            const XsOut o = h.look(q);
+            const XsOut o = look_two(h, q, p);   // look 0 at q, look 1 at p
             CHECK_EQ(o.cur_xs[kRnrWait], 0u);
             CHECK_EQ(o.cur_xs[kRetrying], 0u);
             CHECK_EQ(o.cur_xs[kNakSent], 0u);
             CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
-            CHECK(!o.rnr_wait[q]);
+            CHECK_EQ(o.look[0][kSxRnrWait], 0u);
             CHECK_EQ(o.cur_xs[kRetryLeft], b[kRetryLeft]);
             CHECK_EQ(o.cur_xs[kRnrLeft], b[kRnrLeft]);
             CHECK_EQ(o.cur_xs[kAckedPsn], b[kAckedPsn]);
-            CHECK(o.rnr_wait[p]);
+            CHECK_EQ(o.look[1][kSxRnrWait], 1u);
             expect_xs(o, q, after_command(b, make_cmd(r, RNIC_QP_CMD_INIT, q, false)), "INIT from retry state");
             expect_xs(h.look(p), p, bp, "a QP INIT did not name");
         }
@@ -1146,7 +1476,7 @@ UNIT_TEST(init_clears_retry_state) {
                 CHECK_EQ(o.cur_xs[kRetrying], 1u);
                 CHECK_EQ(o.cur_xs[kNakSent], 1u);
                 CHECK_EQ(o.cur_xs[kKickWhy], b[kKickWhy]);
-                CHECK(o.rnr_wait[q]);
+                CHECK_EQ(o.look[0][kSxRnrWait], 1u);
                 expect_xs(o, q, after_command(b, k), "a command other than INIT on retry state");
             }
         }
@@ -1198,7 +1528,7 @@ UNIT_TEST(job_beats_cmd_retry) {
                     CHECK_EQ(o.cur_xs[g], 0u);
             if (c.f != kKickWhy)
                 CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_TIMEOUT);
-            CHECK_EQ(o.rnr_wait[q], c.f == kRnrWait);
+            CHECK_EQ(o.look[0][kSxRnrWait], c.f == kRnrWait);
             char what[80];
             std::snprintf(what, sizeof what, "INIT and a job write of %s", kXsDesc[c.f].name);
             expect_xs(o, q, want, what);
@@ -1213,7 +1543,7 @@ UNIT_TEST(job_beats_cmd_retry) {
         in.job.data[kKickWhy] = RNIC_RETRY_WHY_RNR;
         h.cycle(in);
         XsOut o = h.look(q);
-        CHECK(o.cur_xs[kRnrWait] && o.cur_xs[kRetrying] && o.cur_xs[kNakSent] && o.rnr_wait[q]);
+        CHECK(o.cur_xs[kRnrWait] && o.cur_xs[kRetrying] && o.cur_xs[kNakSent] && o.look[0][kSxRnrWait]);
         CHECK_EQ(o.cur_xs[kKickWhy], RNIC_RETRY_WHY_RNR);
         CHECK_EQ(o.cur_xs[kSqCi], 0u);   // INIT's, the job not writing it
 
@@ -1271,19 +1601,32 @@ UNIT_TEST(job_beats_cmd_retry) {
     }
 }
 
-// all_rnr_wait: bit q is QP q's rnr_wait, every QP at once, whatever the
-// read ports name; it changes after the edge of a write, with INIT on its
-// QP and with rst_n, and with nothing else.
-UNIT_TEST(all_rnr_wait) {
+// rnr_wait through the looks: each look at QP q shows q's, whatever the
+// other ports name; it changes after the edge of a write, with INIT on its
+// QP, and with nothing else. After rst_n nothing is known until INIT, which
+// clears it whatever it was.
+UNIT_TEST(look_rnr_wait) {
     XsHarness h(seed(0x7A0C));
     Rng &r = h.rng();
     const int failures = rnic_check_failures();
     bool want[kNumQp] = {};
-    auto expect_view = [&](const XsOut &o, const char *what) {
+    unsigned turn = 0;   // which look reads which QP, moved on at each view
+    // Every QP's rnr_wait, through every look over the views.
+    auto expect_view = [&](const char *what) {
+        const auto rows = h.rows(idle(r), turn++);
         for (unsigned p = 0; p < kNumQp; p++) {
-            CHECK_EQ(o.rnr_wait[p], want[p]);
-            if (o.rnr_wait[p] != want[p])
-                std::fprintf(stderr, "  %s: all_rnr_wait bit %u is %d\n", what, p, o.rnr_wait[p]);
+            CHECK_EQ(rows[p][kSxRnrWait], want[p]);
+            if (rows[p][kSxRnrWait] != want[p])
+                std::fprintf(stderr, "  %s: rnr_wait of qp %u is %d\n", what, p, static_cast<int>(rows[p][kSxRnrWait]));
+        }
+    };
+    // The looks of one cycle (the harness's: one at the QP written).
+    auto expect_looks = [&](const XsOut &o, const char *what) {
+        for (unsigned l = 0; l < kLooks; l++) {
+            CHECK_EQ(o.look[l][kSxRnrWait], want[o.look_qp[l]]);
+            if (o.look[l][kSxRnrWait] != want[o.look_qp[l]])
+                std::fprintf(stderr, "  %s: look %u at qp %u: rnr_wait %d\n", what, l, o.look_qp[l],
+                             static_cast<int>(o.look[l][kSxRnrWait]));
         }
     };
     // Everything else set, rnr_wait clear, on every QP.
@@ -1292,38 +1635,39 @@ UNIT_TEST(all_rnr_wait) {
         v[kRnrWait] = 0;
         fill(h, q, v);
     }
-    expect_view(h.look(0), "all clear");
-    // Each QP's bit alone, read with the ports anywhere.
+    expect_view("all clear");
+    // Each QP's alone, read with the ports anywhere.
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
         Xs one{};
         one[kRnrWait] = 1;
         const XsOut before = job(h, q, xs_we(kRnrWait), one);
-        expect_view(before, "in the cycle of the write");   // not yet
+        expect_looks(before, "in the cycle of the write");   // not yet
         want[q] = true;
-        expect_view(h.look(r.range(0, kNumQp - 1)), "one QP's bit set");
+        expect_view("one QP's set");
         one[kRnrWait] = 0;
         job(h, q, xs_we(kRnrWait), one);
         want[q] = false;
-        expect_view(h.look(r.range(0, kNumQp - 1)), "that bit cleared again");
+        expect_view("that one cleared again");
     }
-    // Every bit set, then each cleared alone.
+    // Every one set, then each cleared alone.
     for (unsigned q = 0; q < kNumQp; q++) {
         Xs one{};
         one[kRnrWait] = 1;
         job(h, q, xs_we(kRnrWait), one);
         want[q] = true;
     }
-    expect_view(h.look(r.range(0, kNumQp - 1)), "every bit set");
+    expect_view("every one set");
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
         Xs zero{};
         job(h, q, xs_we(kRnrWait), zero);
         want[q] = false;
-        expect_view(h.look(r.range(0, kNumQp - 1)), "bits cleared one by one");
+        expect_view("cleared one by one");
         zero[kRnrWait] = 1;
         job(h, q, xs_we(kRnrWait), zero);
         want[q] = true;
     }
-    // Random patterns, one job write per changed QP.
+    // Random patterns, one job write per changed QP; the looks of each
+    // write's cycle too.
     for (int i = 0; i < 100 && !unit_stop(failures); i++) {
         const uint32_t mask = r.u32();
         for (unsigned q = 0; q < kNumQp; q++) {
@@ -1332,20 +1676,19 @@ UNIT_TEST(all_rnr_wait) {
                 continue;
             Xs d = random_xs(r);
             d[kRnrWait] = bit;
-            job(h, q, xs_we(kRnrWait), d);
+            expect_looks(job(h, q, xs_we(kRnrWait), d), "a random pattern, before the edge");
             want[q] = bit;
         }
-        XsIn in = idle(r);
-        expect_view(h.peek(in), "a random pattern");
+        expect_view("a random pattern");
     }
     // Writes of every other field, rnr_wait's data the opposite: no change.
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
         Xs d = random_xs(r);
         d[kRnrWait] = !want[q];
         job(h, q, kXsWeAll & ~xs_we(kRnrWait), d);
-        expect_view(h.look(q), "other fields written");
+        expect_looks(h.look(q), "other fields written");
     }
-    // The other commands leave it; INIT clears its QP's bit alone.
+    // The other commands leave it; INIT clears its QP's alone.
     for (unsigned q = 0; q < kNumQp; q++) {
         Xs one{};
         one[kRnrWait] = 1;
@@ -1355,25 +1698,36 @@ UNIT_TEST(all_rnr_wait) {
     for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET),
                           static_cast<unsigned>(RNIC_QP_CMD_ERROR), kNotCmds[2]}) {
         command(h, make_cmd(r, code, r.range(0, kNumQp - 1), true));
-        expect_view(h.look(r.range(0, kNumQp - 1)), "a command other than INIT");
+        expect_view("a command other than INIT");
     }
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q += 3) {
         command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, false));
         want[q] = false;
-        expect_view(h.look(r.range(0, kNumQp - 1)), "INIT on one QP");
+        expect_view("INIT on one QP");
     }
-    // rst_n clears every bit.
+    // rst_n from every one set: nothing known (nothing compared) until
+    // INIT, which clears each, whatever it was.
+    for (unsigned q = 0; q < kNumQp; q++) {
+        Xs one{};
+        one[kRnrWait] = 1;
+        job(h, q, xs_we(kRnrWait), one);
+        want[q] = true;
+    }
     h.reset();
-    for (bool &w : want) w = false;
-    expect_view(h.look(r.range(0, kNumQp - 1)), "after rst_n");
+    for (unsigned q = 0; q < kNumQp; q++) {
+        CHECK(!h.model().qp(q).has(kRnrWait));
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
+        want[q] = false;
+    }
+    expect_view("INIT on every QP after rst_n");
 }
 
 // paused and pause_pkts: the job writes them like every field, per QP;
-// all_paused shows every QP's paused; nxt_sq_ci is the WQE a pick of nxt
-// fetches, the paused one (sq_ci - 1) again, where db_sq_ci, all_sq_ci and
-// the struct ports keep sq_ci. INIT clears paused (on its QP alone) and
-// keeps pause_pkts; no other command touches either; rst_n clears every
-// QP's paused and keeps pause_pkts.
+// a look at a QP shows its paused; nxt_sq_ci is the WQE a pick of nxt
+// fetches, the paused one (sq_ci - 1) again, where db_sq_ci, the looks'
+// sq_ci and the struct ports keep sq_ci. INIT clears paused (on its QP
+// alone) and keeps pause_pkts; no other command touches either; after
+// rst_n, INIT clears paused whatever it was.
 UNIT_TEST(paused_fields) {
     XsHarness h(seed(0x7A0D));
     Rng &r = h.rng();
@@ -1397,12 +1751,16 @@ UNIT_TEST(paused_fields) {
         v[q][kPaused] = 0;
         fill(h, q, v[q]);
     }
-    auto expect_view = [&](const XsOut &o, const char *what) {
+    // Every QP's row through the looks, which look reads which QP moved on
+    // each time: paused, and sq_ci itself, paused or not.
+    unsigned turn = 0;
+    auto expect_view = [&](const char *what) {
+        const auto rows = h.rows(idle(r), turn++);
         for (unsigned p = 0; p < kNumQp; p++) {
-            CHECK_EQ(o.paused[p], v[p][kPaused]);
-            CHECK_EQ(o.sq_ci[p], v[p][kSqCi]);   // the view is sq_ci, paused or not
-            if (o.paused[p] != v[p][kPaused])
-                std::fprintf(stderr, "  %s: all_paused bit %u is %d\n", what, p, o.paused[p]);
+            CHECK_EQ(rows[p][kSxPaused], v[p][kPaused]);
+            CHECK_EQ(rows[p][kSxSqCi], v[p][kSqCi]);
+            if (rows[p][kSxPaused] != v[p][kPaused])
+                std::fprintf(stderr, "  %s: paused of qp %u is %d\n", what, p, static_cast<int>(rows[p][kSxPaused]));
         }
     };
 
@@ -1420,9 +1778,8 @@ UNIT_TEST(paused_fields) {
                 v[q][f] = value;
                 char what[64];
                 std::snprintf(what, sizeof what, "job writes %s alone", kXsDesc[f].name);
-                const XsOut o = h.look(q);
-                expect_xs(o, q, v[q], what);
-                expect_view(o, what);
+                expect_xs(h.look(q), q, v[q], what);
+                expect_view(what);
             }
         }
         // Paused (the loop above left it set): the pick fetches sq_ci - 1,
@@ -1452,7 +1809,7 @@ UNIT_TEST(paused_fields) {
             v[q][kSqCi] = ci;
             o = h.look(q);
             CHECK_EQ(o.nxt_sq_ci, static_cast<uint16_t>(ci - 1));   // 0 -> 0xFFFF
-            CHECK_EQ(o.sq_ci[q], ci);
+            CHECK_EQ(o.look[0][kSxSqCi], ci);
             expect_xs(o, q, v[q], "sq_ci and paused in one write");
         }
         // Cleared: nxt_sq_ci is sq_ci again, pause_pkts kept.
@@ -1463,7 +1820,7 @@ UNIT_TEST(paused_fields) {
         o = h.look(q);
         CHECK_EQ(o.nxt_sq_ci, v[q][kSqCi]);
         CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
-        expect_view(o, "paused cleared");
+        expect_view("paused cleared");
     }
 
     // INIT on a paused QP: paused 0 (nxt_sq_ci INIT's sq_ci, 0), pause_pkts
@@ -1477,15 +1834,15 @@ UNIT_TEST(paused_fields) {
         const XsCmd k = make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50));
         command(h, k);
         v[q] = after_command(v[q], k);
-        const XsOut o = h.look(q);
+        const XsOut o = look_two(h, q, p);   // look 0 at q, look 1 at p
         CHECK_EQ(o.cur_xs[kPaused], 0u);
-        CHECK(!o.paused[q]);
+        CHECK_EQ(o.look[0][kSxPaused], 0u);
         CHECK_EQ(o.nxt_sq_ci, 0u);
         CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
-        CHECK(o.paused[p]);
+        CHECK_EQ(o.look[1][kSxPaused], 1u);
         expect_xs(o, q, v[q], "INIT on a paused QP");
         expect_xs(h.look(p), p, v[p], "a paused QP INIT did not name");
-        expect_view(h.look(q), "INIT on one QP");
+        expect_view("INIT on one QP");
         // The job's paused and pause_pkts beat INIT's in one cycle: paused
         // at sq_ci 0, so a pick would fetch 0xFFFF.
         Xs d = random_xs(r);
@@ -1496,7 +1853,7 @@ UNIT_TEST(paused_fields) {
         v[q][kPaused] = 1;
         v[q][kPausePkts] = d[kPausePkts];
         const XsOut j = h.look(q);
-        CHECK(j.paused[q]);
+        CHECK_EQ(j.look[0][kSxPaused], 1u);
         CHECK_EQ(j.nxt_sq_ci, 0xFFFFu);
         expect_xs(j, q, v[q], "INIT and a job write of paused");
         // Every other command, and INIT without cmd_valid: both kept.
@@ -1507,7 +1864,7 @@ UNIT_TEST(paused_fields) {
                 command(h, c);
                 v[q] = after_command(v[q], c);
                 const XsOut k2 = h.look(q);
-                CHECK(k2.paused[q]);
+                CHECK_EQ(k2.look[0][kSxPaused], 1u);
                 CHECK_EQ(k2.cur_xs[kPausePkts], d[kPausePkts]);
                 expect_xs(k2, q, v[q], "a command other than INIT on a paused QP");
             }
@@ -1518,20 +1875,26 @@ UNIT_TEST(paused_fields) {
         expect_xs(h.look(q), q, v[q], "INIT without cmd_valid on a paused QP");
     }
 
-    // rst_n: every paused cleared, every pause_pkts kept.
+    // rst_n from every QP paused: nothing known until INIT, which clears
+    // paused on each (nxt_sq_ci 0, not 0xFFFF), whatever it was; pause_pkts
+    // not INIT's, unknown.
     for (unsigned q = 0; q < kNumQp; q++) {
         v[q] = busy_xs(r);
         fill(h, q, v[q]);
     }
-    expect_view(h.look(0), "every QP paused");
+    expect_view("every QP paused");
     h.reset();
     for (unsigned q = 0; q < kNumQp; q++) {
+        CHECK(!h.model().qp(q).has(kPaused));
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
         const XsOut o = h.look(q);
-        CHECK(!o.paused[q]);
+        CHECK_EQ(o.look[0][kSxPaused], 0u);
         CHECK_EQ(o.cur_xs[kPaused], 0u);
-        CHECK_EQ(o.nxt_sq_ci, 0u);   // sq_ci 0, not paused: not 0xFFFF
-        CHECK_EQ(o.cur_xs[kPausePkts], v[q][kPausePkts]);
+        CHECK_EQ(o.nxt_sq_ci, 0u);
+        CHECK(!h.model().qp(q).has(kPausePkts));
+        v[q] = after_command(v[q], make_cmd(r, RNIC_QP_CMD_INIT, q, false));   // sq_ci 0, paused 0
     }
+    expect_view("INIT on every QP after rst_n");
 }
 
 UNIT_TEST(random_run) {
@@ -1614,6 +1977,11 @@ UNIT_TEST(random_run) {
                 static_cast<unsigned long long>(s.same_qp_reliability));
     std::printf("random_run: nxt_sq_ci compared for a paused QP %llu times; INIT on a paused QP %llu\n",
                 static_cast<unsigned long long>(s.nxt_paused), static_cast<unsigned long long>(s.init_paused));
+    std::printf("random_run: look row fields compared %llu (oldest_op %llu); looks at a QP the edge wrote %llu; "
+                "cycles with two looks at one QP %llu; cur_ops slots compared %llu\n",
+                static_cast<unsigned long long>(s.look_fields), static_cast<unsigned long long>(s.look_oldest),
+                static_cast<unsigned long long>(s.look_written), static_cast<unsigned long long>(s.look_repeats),
+                static_cast<unsigned long long>(s.cur_ops_compared));
     CHECK(h.now() >= kCycles);
     CHECK(s.resets > 3);
     for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_INIT), static_cast<unsigned>(RNIC_QP_CMD_RTS),
@@ -1630,4 +1998,11 @@ UNIT_TEST(random_run) {
     CHECK(s.oldest_nonzero > 100000);
     CHECK(s.nxt_paused > 50000);
     CHECK(s.init_paused > 1000);
+    CHECK(s.look_fields > 8000000);
+    CHECK(s.look_oldest > 800000);
+    CHECK(s.look_written > 60000);
+    CHECK(s.look_repeats > 60000);
+    CHECK(s.cur_ops_compared > 1000000);
+    // Every look at every QP, with something known to compare.
+    for (unsigned l = 0; l < kLooks; l++) CHECK_EQ(s.look_seen[l], mask_of(kNumQp));
 }

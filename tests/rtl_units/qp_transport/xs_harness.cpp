@@ -1,6 +1,7 @@
 #include "xs_harness.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "rnic_check.h"
 
@@ -18,9 +19,17 @@ const char *cmd_name(unsigned c) {
     }
 }
 
-// A narrow port (16 bits or fewer per QP, bit q or 16 q) of a view.
+// Bits [lsb, lsb + width) of a port held in an integer (look_qp, cur_ops).
 template <class T> uint64_t narrow(T v, unsigned lsb, unsigned width) {
     return (static_cast<uint64_t>(v) >> lsb) & mask_of(width);
+}
+
+// The mismatch report's name of look l's row.
+const char *look_name(unsigned l) {
+    static const char *const names[] = {"look_xs[0]", "look_xs[1]", "look_xs[2]", "look_xs[3]",
+                                        "look_xs[4]", "look_xs[5]", "look_xs[6]", "look_xs[7]"};
+    static_assert(kLooks <= sizeof names / sizeof names[0], "a name for every look");
+    return names[l];
 }
 }  // namespace
 
@@ -63,6 +72,9 @@ void XsHarness::drive(const XsIn &in, bool rst_n) {
     d.pq = in.pq % kNumQp;
     d.db = in.db % kNumQp;
     d.nxt = in.nxt % kNumQp;
+    uint32_t looks = 0;
+    for (unsigned l = 0; l < kLooks; l++) looks |= (in.look[l] % kNumQp) << (kQw * l);
+    d.look_qp = looks;
 }
 
 XsOut XsHarness::read() const {
@@ -76,23 +88,19 @@ XsOut XsHarness::read() const {
     o.db_rq_ci = d.db_rq_ci;
     o.nxt_sq_ci = d.nxt_sq_ci;
     o.nxt_done = d.nxt_done;
-    for (unsigned q = 0; q < kNumQp; q++) {
-        o.fenced[q] = narrow(d.all_fenced, q, 1);
-        o.bind_wait[q] = narrow(d.all_bind_wait, q, 1);
-        o.rd_hold[q] = narrow(d.all_rd_hold, q, 1);
-        o.rnr_wait[q] = narrow(d.all_rnr_wait, q, 1);
-        o.paused[q] = narrow(d.all_paused, q, 1);
-        o.hold_done[q] = static_cast<uint16_t>(wide_get(d.all_hold_done, 16 * q, 16));
-        o.sq_ci[q] = static_cast<uint16_t>(wide_get(d.all_sq_ci, 16 * q, 16));
-        o.done[q] = static_cast<uint16_t>(wide_get(d.all_done, 16 * q, 16));
-        o.rq_ci[q] = static_cast<uint16_t>(wide_get(d.all_rq_ci, 16 * q, 16));
+    o.cur = static_cast<unsigned>(d.cur);
+    for (unsigned j = 0; j < kDepth; j++) o.cur_ops[j] = static_cast<uint8_t>(narrow(d.cur_ops, 8 * j, 8));
+    for (unsigned l = 0; l < kLooks; l++) {
+        o.look_qp[l] = static_cast<unsigned>(narrow(d.look_qp, kQw * l, kQw));
+        o.look[l] = unpack(d.look_xs, kSxDesc, kSxBits * l);
     }
-    for (unsigned s = 0; s < kSlots; s++) o.op[s] = static_cast<uint8_t>(wide_get(d.all_op, 8 * s, 8));
     return o;
 }
 
 VlWide<words_of(kXsBits)> XsHarness::raw_cur_xs() const { return dut_->cur_xs; }
 VlWide<words_of(kFlBits)> XsHarness::raw_cur_oldest() const { return dut_->cur_oldest; }
+VlWide<words_of(kLooks * kSxBits)> XsHarness::raw_look_xs() const { return dut_->look_xs; }
+uint64_t XsHarness::raw_cur_ops() const { return dut_->cur_ops; }
 
 void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
     struct Mismatch {
@@ -147,21 +155,31 @@ void XsHarness::check(const XsIn &in, const XsOut &got, const char *when) {
         cmp("nxt_sq_ci", "sq_ci-paused", "qp", nxt, got.nxt_sq_ci, (m.v[kSqCi] - m.v[kPaused]) & 0xFFFFu);
     }
     one("nxt_done", nxt, kDone, got.nxt_done);
-    for (unsigned q = 0; q < kNumQp; q++) {
-        one("all_fenced", q, kFenced, got.fenced[q]);
-        one("all_bind_wait", q, kBindWait, got.bind_wait[q]);
-        one("all_rd_hold", q, kRdHold, got.rd_hold[q]);
-        one("all_rnr_wait", q, kRnrWait, got.rnr_wait[q]);
-        one("all_paused", q, kPaused, got.paused[q]);
-        one("all_hold_done", q, kHoldDone, got.hold_done[q]);
-        one("all_sq_ci", q, kSqCi, got.sq_ci[q]);
-        one("all_done", q, kDone, got.done[q]);
-        one("all_rq_ci", q, kRqCi, got.rq_ci[q]);
-    }
-    for (unsigned s = 0; s < kSlots; s++) {
+    // Each of cur's slots, in slot order.
+    for (unsigned j = 0; j < kDepth; j++) {
+        const unsigned s = XsModel::slot_of(cur, j);
         const Slot &m = model_.slot(s);
-        if (m.has(kFlOp))
-            cmp("all_op", "op", "slot", s, got.op[s], m.v[kFlOp]);
+        if (m.has(kFlOp)) {
+            ++stats_.cur_ops_compared;
+            cmp("cur_ops", "op", "slot", s, got.cur_ops[j], m.v[kFlOp]);
+        }
+    }
+    // Each look's row: its QP's fields, and the op of that QP's oldest slot.
+    for (unsigned l = 0; l < kLooks; l++) {
+        const unsigned q = in.look[l] % kNumQp;
+        const QpXs &m = model_.qp(q);
+        const uint64_t before = compared;
+        for (unsigned i = 0; i < kSxOldestOp; i++)
+            if (m.has(kSxFrom[i]))
+                cmp(look_name(l), kSxDesc[i].name, "qp", q, got.look[l][i], m.v[kSxFrom[i]]);
+        unsigned s;
+        if (model_.oldest_slot(q, &s) && model_.slot(s).has(kFlOp)) {
+            ++stats_.look_oldest;
+            cmp(look_name(l), "oldest_op", "slot", s, got.look[l][kSxOldestOp], model_.slot(s).v[kFlOp]);
+        }
+        stats_.look_fields += compared - before;
+        if (compared != before)
+            stats_.look_seen[l] |= uint64_t{1} << q;
     }
     stats_.compared += compared;
 
@@ -178,7 +196,8 @@ void XsHarness::describe(const XsIn &in, const char *when) {
     std::fprintf(stderr,
                  "[qp_transport cycle %llu %s, seed 0x%llx (RTL_UNIT_SEED=0x%llx replays it)]\n"
                  "  cmd %s valid %d (code %u) sel %u in_init %d sq_psn 0x%06x rq_psn 0x%06x retry_cnt %u "
-                 "rnr_retry %u; job qp %u we 0x%06x; flight slot %u (qp %u, %u) we 0x%x; cur %u pq %u db %u nxt %u\n",
+                 "rnr_retry %u; job qp %u we 0x%06x; flight slot %u (qp %u, %u) we 0x%x; cur %u pq %u db %u nxt %u; "
+                 "looks at qp",
                  static_cast<unsigned long long>(stats_.cycles), when, static_cast<unsigned long long>(seed_),
                  static_cast<unsigned long long>(seed_), cmd_name(in.cmd.code & 7u), in.cmd.valid, in.cmd.code & 7u,
                  in.cmd.sel % kNumQp, in.cmd.in_init, in.cmd.sq_psn & 0xFFFFFFu, in.cmd.rq_psn & 0xFFFFFFu,
@@ -186,6 +205,8 @@ void XsHarness::describe(const XsIn &in, const char *when) {
                  in.fl.slot % kSlots, in.fl.slot % kSlots / kDepth,
                  in.fl.slot % kDepth, in.fl.we & kFlWeAll, in.cur % kNumQp, in.pq % kNumQp, in.db % kNumQp,
                  in.nxt % kNumQp);
+    for (unsigned l = 0; l < kLooks; l++) std::fprintf(stderr, " %u", in.look[l] % kNumQp);
+    std::fprintf(stderr, "\n");
     if (in.job.we & kXsWeAll) {
         std::fprintf(stderr, "  job writes:");
         for (unsigned f = 0; f < kXsFields; f++)
@@ -194,11 +215,14 @@ void XsHarness::describe(const XsIn &in, const char *when) {
                              static_cast<unsigned long long>(in.job.data[f] & mask_of(kXsDesc[f].width)));
         std::fprintf(stderr, "\n");
     }
-    const unsigned shown[] = {in.cur % kNumQp, in.pq % kNumQp, in.job.qp % kNumQp};
-    for (unsigned i = 0; i < 3; i++) {
-        const unsigned q = shown[i];
-        if ((i > 0 && q == shown[0]) || (i > 1 && q == shown[1]))
+    // The model's picture of every QP a read port or the job named, once each.
+    uint64_t shown = 0;
+    std::vector<unsigned> qs = {in.cur % kNumQp, in.pq % kNumQp, in.job.qp % kNumQp};
+    for (unsigned l = 0; l < kLooks; l++) qs.push_back(in.look[l] % kNumQp);
+    for (unsigned q : qs) {
+        if (shown & (uint64_t{1} << q))
             continue;
+        shown |= uint64_t{1} << q;
         const QpXs &m = model_.qp(q);
         std::fprintf(stderr, "  model qp %2u:", q);
         for (unsigned f = 0; f < kXsFields; f++) {
@@ -225,7 +249,9 @@ void XsHarness::edge() {
 
 void XsHarness::reset(unsigned cycles, const XsIn *during) {
     Verilated::threadContextp(ctx_.get());
-    // Junk on every write port, every enable at random: rst_n must win.
+    // Junk on every write port, every enable at random: the model relies on
+    // nothing across rst_n (xs_model.h), so the unit may do what it likes
+    // with it, and what comes after must not depend on it.
     for (unsigned i = 0; i < cycles; i++) {
         if (during) {
             drive(*during, false);
@@ -251,6 +277,7 @@ void XsHarness::reset(unsigned cycles, const XsIn *during) {
         junk.pq = rng_.range(0, kNumQp - 1);
         junk.db = rng_.range(0, kNumQp - 1);
         junk.nxt = rng_.range(0, kNumQp - 1);
+        for (unsigned &l : junk.look) l = rng_.range(0, kNumQp - 1);
         drive(junk, false);
         edge();
     }
@@ -293,8 +320,30 @@ void XsHarness::tally(const XsIn &in) {
     }
 }
 
-XsOut XsHarness::peek(const XsIn &in) {
+XsIn XsHarness::resolve(const XsIn &in) {
+    if (in.looks_given)
+        return in;
+    // The roles (xs_harness.h): the QPs this edge writes, the QP the last
+    // edge wrote, a random one (a third of the time another role's: two
+    // looks at one QP), the sweep; rotated over the looks each call.
+    static_assert(kLooks >= 4, "four roles at least");
+    unsigned role[kLooks];
+    role[0] = in.job.qp % kNumQp;
+    role[1] = in.cmd.sel % kNumQp;
+    role[2] = last_written_;
+    for (unsigned i = 3; i + 1 < kLooks; i++)
+        role[i] = rng_.percent(33) ? role[rng_.range(0, i - 1)] : rng_.range(0, kNumQp - 1);
+    role[kLooks - 1] = sweep_ % kNumQp;
+    const unsigned turn = sweep_ % kLooks;
+    ++sweep_;
+    XsIn r = in;
+    for (unsigned i = 0; i < kLooks; i++) r.look[(i + turn) % kLooks] = role[i];
+    return r;
+}
+
+XsOut XsHarness::peek(const XsIn &given) {
     Verilated::threadContextp(ctx_.get());
+    const XsIn in = resolve(given);
     drive(in, true);
     dut_->clk = 0;
     dut_->eval();
@@ -306,11 +355,28 @@ XsOut XsHarness::peek(const XsIn &in) {
 XsOut XsHarness::look(unsigned q) {
     XsIn in;
     in.cmd.sel = in.job.qp = in.cur = in.pq = in.db = in.nxt = q % kNumQp;
+    for (unsigned &l : in.look) l = q % kNumQp;
+    in.looks_given = true;
     return peek(in);
 }
 
-XsOut XsHarness::cycle(const XsIn &in) {
+std::array<Sched, kNumQp> XsHarness::rows(const XsIn &base, unsigned turn) {
+    std::array<Sched, kNumQp> out{};
+    XsIn in = base;
+    in.looks_given = true;
+    // QP q is read by look (q + turn) % kLooks, kLooks QPs a peek.
+    for (unsigned first = 0; first < kNumQp; first += kLooks) {
+        for (unsigned l = 0; l < kLooks; l++) in.look[l] = first;   // the spare looks: a QP read anyway
+        for (unsigned q = first; q < first + kLooks && q < kNumQp; q++) in.look[(q + turn) % kLooks] = q;
+        const XsOut o = peek(in);
+        for (unsigned q = first; q < first + kLooks && q < kNumQp; q++) out[q] = o.look[(q + turn) % kLooks];
+    }
+    return out;
+}
+
+XsOut XsHarness::cycle(const XsIn &given) {
     Verilated::threadContextp(ctx_.get());
+    const XsIn in = resolve(given);
     drive(in, true);
     dut_->clk = 0;
     dut_->eval();
@@ -320,5 +386,26 @@ XsOut XsHarness::cycle(const XsIn &in) {
     model_.edge(in);
     edge();
     check(in, read(), "after the edge");
+    // Looks at a QP whose row this edge wrote, compared just now.
+    uint32_t row_we = 0;
+    for (unsigned i = 0; i < kSxOldestOp; i++) row_we |= xs_we(kSxFrom[i]);
+    const unsigned job_qp = in.job.qp % kNumQp, sel = in.cmd.sel % kNumQp;
+    const bool job_row = (in.job.we & row_we) != 0, cmd_row = (cmd_effect(in.cmd).we & row_we) != 0;
+    for (unsigned l = 0; l < kLooks; l++) {
+        const unsigned q = in.look[l] % kNumQp;
+        stats_.look_written += (job_row && q == job_qp) || (cmd_row && q == sel);
+    }
+    for (unsigned a = 0; a < kLooks; a++) {
+        bool repeat = false;
+        for (unsigned b = a + 1; b < kLooks; b++) repeat |= in.look[a] % kNumQp == in.look[b] % kNumQp;
+        if (repeat) {
+            ++stats_.look_repeats;
+            break;
+        }
+    }
+    if (in.job.we & kXsWeAll)
+        last_written_ = job_qp;
+    else if (cmd_effect(in.cmd).we)
+        last_written_ = sel;
     return got;
 }

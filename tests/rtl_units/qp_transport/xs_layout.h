@@ -1,5 +1,6 @@
 // The packed structs rnic_qp_transport's ports carry (rnic_pkg's qp_xs_t,
-// qp_xs_we_t, flight_t and flight_we_t, written in rtl/rnic_engine_types.svh)
+// qp_xs_we_t, flight_t, flight_we_t and sched_xs_t, written in
+// rtl/rnic_engine_types.svh)
 // as the bench sees them: a value is an array of fields, indexed by the enums
 // below, and packing puts it into the vector Verilator makes of the struct.
 //
@@ -45,6 +46,35 @@ inline constexpr FieldDesc kXsDesc[kXsFields] = {
 enum FlField : unsigned { kFlOp, kFlFirst, kFlLast, kFlLen, kFlFields };
 inline constexpr FieldDesc kFlDesc[kFlFields] = {{"op", 8}, {"first", 24}, {"last", 24}, {"len", 32}};
 
+// sched_xs_t, in declaration order: one look's row (look_xs), the
+// scheduler's part of a QP.
+enum SxField : unsigned {
+    kSxSqCi, kSxDone, kSxRqCi, kSxHoldDone, kSxFenced, kSxBindWait, kSxRdHold, kSxRnrWait, kSxPaused, kSxOldestOp,
+    kSxFields
+};
+inline constexpr FieldDesc kSxDesc[kSxFields] = {
+    {"sq_ci", 16},  {"done", 16},    {"rq_ci", 16},   {"hold_done", 16}, {"fenced", 1},
+    {"bind_wait", 1}, {"rd_hold", 1}, {"rnr_wait", 1}, {"paused", 1},     {"oldest_op", 8},
+};
+// The qp_xs_t member each sched_xs_t member but oldest_op shows (oldest_op
+// is the in-flight table's op at {QP, done mod MAX_RD_ATOMIC}).
+inline constexpr XsField kSxFrom[kSxOldestOp] = {kSqCi,    kDone,     kRqCi,    kHoldDone, kFenced,
+                                                 kBindWait, kRdHold,  kRnrWait, kPaused};
+
+constexpr bool same_name(const char *a, const char *b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+}
+// A row member shows the qp_xs_t member of its name and width: a mapping
+// typed out of order fails here, not as a puzzling mismatch at run time.
+constexpr bool sx_from_matches() {
+    for (unsigned i = 0; i < kSxOldestOp; i++)
+        if (!same_name(kSxDesc[i].name, kXsDesc[kSxFrom[i]].name) || kSxDesc[i].width != kXsDesc[kSxFrom[i]].width)
+            return false;
+    return true;
+}
+static_assert(sx_from_matches(), "kSxFrom names each row member's qp_xs_t member");
+
 template <std::size_t N> constexpr unsigned total_bits(const FieldDesc (&d)[N]) {
     unsigned t = 0;
     for (std::size_t i = 0; i < N; i++) t += d[i].width;
@@ -61,6 +91,7 @@ constexpr std::size_t words_of(unsigned bits) { return (bits + 31) / 32; }
 
 constexpr unsigned kXsBits = total_bits(kXsDesc);
 constexpr unsigned kFlBits = total_bits(kFlDesc);
+constexpr unsigned kSxBits = total_bits(kSxDesc);   // XSW in rnic_qp_transport
 
 // qp_xs_we_t and flight_we_t: one bit per member of the struct they enable,
 // same names, same order, so member i's enable is bit (members - 1 - i).
@@ -72,6 +103,7 @@ constexpr uint32_t kFlWeAll = (1u << kFlFields) - 1u;
 
 using Xs = std::array<uint64_t, kXsFields>;
 using Flight = std::array<uint64_t, kFlFields>;
+using Sched = std::array<uint64_t, kSxFields>;
 
 // The word count of a port Verilator declared as VlWide<N> (a reference
 // into the model's root, in Verilator 5).
@@ -125,10 +157,12 @@ void pack(VlWide<N> &w, const FieldDesc (&d)[F], const std::array<uint64_t, F> &
     for (std::size_t i = 0; i < N; i++) w[i] = 0;
     for (unsigned i = 0; i < F; i++) wide_put(w, lsb_of(d, i), d[i].width, v[i]);
 }
+// base: the struct's lowest bit in the port (look l's row sits at
+// XSW * l of look_xs).
 template <std::size_t N, std::size_t F>
-std::array<uint64_t, F> unpack(const VlWide<N> &w, const FieldDesc (&d)[F]) {
+std::array<uint64_t, F> unpack(const VlWide<N> &w, const FieldDesc (&d)[F], unsigned base = 0) {
     std::array<uint64_t, F> v{};
-    for (unsigned i = 0; i < F; i++) v[i] = wide_get(w, lsb_of(d, i), d[i].width);
+    for (unsigned i = 0; i < F; i++) v[i] = wide_get(w, base + lsb_of(d, i), d[i].width);
     return v;
 }
 

@@ -34,12 +34,9 @@ void XsModel::power_up() {
 }
 
 void XsModel::reset() {
-    for (QpXs &q : q_) {
-        for (unsigned f = 0; f < kXsFields; f++)
-            if (kResetClears & xs_we(static_cast<XsField>(f)))
-                q.v[f] = 0;
-        q.known |= kResetClears;
-    }
+    // Nothing is reset and nothing the ports carry meanwhile is relied on:
+    // as at power-up (xs_model.h).
+    power_up();
 }
 
 bool XsModel::oldest_slot(unsigned q, unsigned *s) const {

@@ -5,23 +5,18 @@
 // slot of WQE index i of QP q being {q, i mod MAX_RD_ATOMIC}.
 //
 // Writers at a clock edge, each judged on the inputs of that cycle:
-//   rst_n low   the fields in kResetClears go to 0; nothing else is written,
-//               neither by a command nor by the job nor into the in-flight
-//               table (which is never reset: a slot is read only between
-//               its WQE's start and its completion). The header does not
-//               list what rst_n clears: the model holds the unit to the
-//               flags and indices the scheduler reads of every QP through
-//               the all_* views (fenced, bind_wait, rd_hold, rnr_wait,
-//               sq_ci, done, rq_ci), the responder's open message (wr_left,
-//               snd_open), the reliability flags that would otherwise
-//               hold back a QP from power-up (retrying: a resend under way
-//               starts no second one; nak_sent: later packets dropped) and
-//               paused (the scheduler reads it through all_paused, and a
-//               pick would fetch the WQE before sq_ci), so that a change to
-//               that list is one this bench flags. The retry counts,
-//               kick_why and acked_psn are not cleared: RTS and INIT set
-//               them before they are read; nor is pause_pkts, read only
-//               under paused.
+//   rst_n low   nothing the bench relies on. The header: nothing in the
+//               unit is reset (each field can be a RAM); a QP leaves RESET
+//               only through INIT, and RTS sets its PSNs and counts before
+//               it sends. So after rst_n every field of every QP and every
+//               in-flight slot is unknown, as at power-up (--x-initial
+//               unique makes them random), whatever the write ports carry
+//               meanwhile: a QP's fields become known again field by field,
+//               through INIT and RTS or the job, a slot's through an
+//               in-flight write. (The unit keeps them, and takes no write
+//               while rst_n is low; the header promises neither and no QP
+//               reads a field before INIT, nor a slot before its WQE starts,
+//               so neither is checked.)
 //   command     (cmd_valid) on cmd_sel. INIT: kInitClears (a new
 //               connection: indices, holds, counters, MSN, wr_left so that
 //               no WRITE continues from a previous one, and the reliability
@@ -44,17 +39,17 @@
 //   in-flight   fl_slot, one write enable per field (flight_we_t).
 // Read ports, combinational: cur_xs / pq_xs the QP named; cur_oldest /
 // pq_oldest the slot {QP, done mod MAX_RD_ATOMIC} of that QP (its oldest
-// WQE in flight); db_sq_ci / db_rq_ci, nxt_done; nxt_sq_ci the WQE a pick
-// of nxt fetches: sq_ci, or sq_ci - 1 (mod 2^16) while paused (the paused
-// WQE again); all_fenced, all_bind_wait, all_rd_hold, all_rnr_wait,
-// all_paused (bit q), all_hold_done, all_sq_ci, all_done, all_rq_ci (16
-// bits at 16 q, sq_ci itself whether paused or not), all_op (8 bits at 8
-// s, s a slot).
+// WQE in flight); cur_ops the op of each of cur's slots, slot j's at
+// [8 j +: 8]; db_sq_ci / db_rq_ci, nxt_done; nxt_sq_ci the WQE a pick of
+// nxt fetches: sq_ci, or sq_ci - 1 (mod 2^16) while paused (the paused WQE
+// again); look_xs, for each of the LOOKS looks l, the sched_xs_t row of QP
+// look_qp[QW l +: QW] at [XSW l +: XSW]: its sq_ci (itself, paused or
+// not), done, rq_ci, hold_done, fenced, bind_wait, rd_hold, rnr_wait,
+// paused, and oldest_op, the op of its slot {QP, done mod MAX_RD_ATOMIC}.
 //
-// A field is unknown from power-up (--x-initial unique makes it random)
-// until something writes it: rst_n for the fields it clears, a command or
-// the job for the rest. Unknown fields and slots are not compared; a field
-// that rst_n does not clear keeps its value through a reset.
+// A field is unknown from power-up and from every rst_n until something
+// writes it; unknown fields and slots are not compared (a row's oldest_op
+// needs both the QP's done and that slot's op known).
 #ifndef XS_MODEL_H
 #define XS_MODEL_H
 
@@ -69,10 +64,12 @@ constexpr unsigned kDepth = RNIC_MAX_RD_ATOMIC;
 constexpr unsigned kSlots = kNumQp * kDepth;
 static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP indices as all QW bits");
 static_assert((kDepth & (kDepth - 1)) == 0 && kDepth >= 2, "the bench drives slots as all QW + DW bits");
-
-constexpr uint32_t kResetClears = xs_we(kFenced) | xs_we(kBindWait) | xs_we(kRdHold) | xs_we(kSndOpen) |
-                                  xs_we(kWrLeft) | xs_we(kDone) | xs_we(kSqCi) | xs_we(kRqCi) |
-                                  xs_we(kRnrWait) | xs_we(kRetrying) | xs_we(kNakSent) | xs_we(kPaused);
+constexpr unsigned log2_of(unsigned n) { return n <= 1 ? 0 : 1 + log2_of(n / 2); }
+constexpr unsigned kQw = log2_of(kNumQp);   // QW: the bits of a QP index
+// LOOKS: the unit's default, the one rnic_engine instantiates it with (the
+// bench verilates the default; xs_harness.h checks look_xs's width).
+constexpr unsigned kLooks = 5;
+static_assert(kLooks * kQw <= 32, "look_qp is driven as one 32-bit word");
 constexpr uint32_t kInitClears = xs_we(kSqCi) | xs_we(kRqCi) | xs_we(kDone) | xs_we(kFenced) | xs_we(kBindWait) |
                                  xs_we(kRdHold) | xs_we(kOutGot) | xs_we(kRcvGot) | xs_we(kSndOpen) |
                                  xs_we(kWrLeft) | xs_we(kMsn) | xs_we(kRnrWait) | xs_we(kRetrying) |
@@ -112,6 +109,10 @@ struct XsIn {
     XsJob job;
     FlWrite fl;
     unsigned cur = 0, pq = 0, db = 0, nxt = 0;
+    // The QP each look names. Left to the harness unless looks_given: it
+    // then puts them where the scheduler would look and more (xs_harness.h).
+    std::array<unsigned, kLooks> look{};
+    bool looks_given = false;
 };
 
 struct QpXs {
@@ -136,7 +137,7 @@ CmdEffect cmd_effect(const XsCmd &k);
 class XsModel {
 public:
     void power_up();   // everything unknown
-    void reset();      // rst_n low at an edge
+    void reset();      // rst_n low: everything unknown again
     void edge(const XsIn &in);
 
     const QpXs &qp(unsigned q) const { return q_[q % kNumQp]; }

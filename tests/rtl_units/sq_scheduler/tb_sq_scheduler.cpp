@@ -62,11 +62,41 @@
 //                      waits, SENDs and WRITEs paused and resumed, retries
 //                      due and taken, errors and flushes, the mutant on and
 //                      off; the figures at the end say every rule was
-//                      exercised (a pause past each hold too)
+//                      exercised (a pause past each hold too), every
+//                      touch slot carried changes and spare reads, and the
+//                      sweep read every QP, none unread NUM_QP cycles
+//   layout             the bench's picture of sched_cfg_t and sched_xs_t
+//                      (the rows it answers look_qp with): member names,
+//                      order and widths as the generated package has them
+//   touch_timing       the touch is what makes a changed row count: a change
+//                      named in any one touch slot alone (or all four) gives
+//                      the new verdict the very cycle after its edge, for a
+//                      change of each verdict (ready by the holds, the
+//                      pause and the bind fence; BIND due; RTS for a retry;
+//                      flush) either way; named one cycle late, the
+//                      outputs are stale for exactly that cycle; never
+//                      named, they are stale until the sweep reads the QP,
+//                      the cycle a_kept fires (once), and right from then
+//                      on -- both runs with the harness told to expect
+//                      staleness, which the test checks happens
+//   sweep              contexts set once and left: every output right for
+//                      6 x NUM_QP cycles on kept verdicts alone, every QP
+//                      read by the sweep (look 4), none unread NUM_QP
+//                      cycles, before and after a reset; no a_kept
+//
+// The harness names every changed QP in touch_qp (sched_harness.h: a test
+// changing more than four at once gets staging cycles first), so each test
+// above but touch_timing checks the rules on contexts announced as the
+// engine announces them.
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
+#include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -1099,8 +1129,8 @@ UNIT_TEST(random_run) {
     uint64_t rd_limit_seen[kMaxRd + 1] = {};
     unsigned last_pick = 0;
     const int failures = rnic_check_failures();
-    while (h.now() < kCycles && !unit_stop(failures)) {
-        const uint64_t t = h.now();
+    while (h.steps() < kCycles && !unit_stop(failures)) {
+        const uint64_t t = h.steps();
         // The mutant: off, on, or any value, in phases.
         switch ((t / 10000) % 4) {
         case 0: case 1: in.mutant = RNIC_MUTANT_NONE; break;
@@ -1273,7 +1303,7 @@ UNIT_TEST(random_run) {
                 "(%llu beside a pick of another QP), a flush %llu; rd_at_limit %llu high / %llu low; blocked by one "
                 "condition alone: fenced %llu, MAX_RD_ATOMIC %llu, READ hold %llu, BIND %llu (%llu under the "
                 "mutant), RNR wait %llu (%llu under the mutant); %llu picks passing a QP in RNR wait; %llu resets\n",
-                static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.advances),
+                static_cast<unsigned long long>(s.steps), static_cast<unsigned long long>(s.advances),
                 static_cast<unsigned long long>(s.wrapped_picks), static_cast<unsigned long long>(s.mutant_lifted),
                 s.max_passed, static_cast<unsigned long long>(s.pick_cycles),
                 static_cast<unsigned long long>(s.bind_cycles), static_cast<unsigned long long>(s.retry_cycles),
@@ -1294,7 +1324,21 @@ UNIT_TEST(random_run) {
     std::printf("random_run: cur's READs in flight 0..8:");
     for (uint64_t n : rd_limit_seen) std::printf(" %llu", static_cast<unsigned long long>(n));
     std::printf("\n");
-    CHECK(h.now() >= kCycles);
+    uint64_t swept_least = ~0ull;
+    for (unsigned q = 0; q < kNumQp; q++)
+        if (h.sweep_count(q) < swept_least)
+            swept_least = h.sweep_count(q);
+    std::printf("random_run: %llu clock cycles, %llu of them staging cycles; %llu changes of more than four QPs "
+                "at once; touch slots 0..3 naming a changed QP %llu %llu %llu "
+                "%llu, a spare read %llu; every QP swept at least %llu times, none unswept more than %u cycles\n",
+                static_cast<unsigned long long>(s.cycles), static_cast<unsigned long long>(s.staged),
+                static_cast<unsigned long long>(s.spread),
+                static_cast<unsigned long long>(s.touches_changed[0]),
+                static_cast<unsigned long long>(s.touches_changed[1]),
+                static_cast<unsigned long long>(s.touches_changed[2]),
+                static_cast<unsigned long long>(s.touches_changed[3]), static_cast<unsigned long long>(s.touches_spare),
+                static_cast<unsigned long long>(swept_least), h.max_unswept());
+    CHECK(h.steps() >= kCycles);
     CHECK(s.advances > 20000);
     CHECK(s.wrapped_picks > 1000);
     CHECK(s.mutant_lifted > 100);
@@ -1312,4 +1356,377 @@ UNIT_TEST(random_run) {
     CHECK(s.paused_lifted > 1000);
     for (int i = 0; i < 5; i++) CHECK(paused_past[i] > 100);
     CHECK(paused_rnr > 1000);
+    // The touches: changes through every slot, spare reads beside them,
+    // and more changes at once than one edge's touches now and then.
+    for (unsigned t = 0; t < kTouch; t++) CHECK(s.touches_changed[t] > 10000);
+    CHECK(s.touches_spare > 100000);
+    CHECK(s.spread > 100);
+    // The sweep read every QP, over and over (a reset restarts it at 0).
+    CHECK(swept_least > s.cycles / kNumQp / 2);
+    CHECK(h.max_unswept() < kNumQp);
+}
+
+namespace {
+
+// Members of `typedef struct packed { ... } name;` in `text`, in order, each
+// `logic [hi:lo] a, b;` or `logic a, b;`, as (name, width); empty when the
+// struct is not found or has another form.
+std::vector<std::pair<std::string, unsigned>> members_of(const std::string &text, const std::string &name) {
+    std::vector<std::pair<std::string, unsigned>> out;
+    const std::size_t end = text.find("} " + name + ";");
+    const std::string open = "typedef struct packed {";
+    const std::size_t start = end == std::string::npos ? end : text.rfind(open, end);
+    if (start == std::string::npos)
+        return out;
+    std::string body;   // without comments
+    std::istringstream lines(text.substr(start + open.size(), end - start - open.size()));
+    for (std::string line; std::getline(lines, line);) body += line.substr(0, line.find("//")) + " ";
+    std::istringstream decls(body);
+    for (std::string decl; std::getline(decls, decl, ';');) {
+        std::istringstream t(decl);
+        std::string kw;
+        if (!(t >> kw))
+            continue;   // after the last ';'
+        std::string rest((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+        unsigned hi = 0, lo = 0, width = 1;
+        const std::size_t lb = rest.find('[');
+        if (kw != "logic" || (lb != std::string::npos &&
+                              (std::sscanf(rest.c_str() + lb, "[%u:%u]", &hi, &lo) != 2 || hi < lo)))
+            return {};
+        if (lb != std::string::npos) {
+            width = hi - lo + 1;
+            rest = rest.substr(rest.find(']') + 1);
+        }
+        std::istringstream ids(rest);
+        for (std::string id; std::getline(ids, id, ',');) {
+            std::string clean;
+            for (char c : id)
+                if (!std::isspace(static_cast<unsigned char>(c)))
+                    clean += c;
+            out.emplace_back(clean, width);
+        }
+    }
+    return out;
+}
+
+template <std::size_t N> void expect_struct(const std::string &pkg, const char *name, const RowField (&want)[N]) {
+    const auto got = members_of(pkg, name);
+    CHECK_EQ(got.size(), N);
+    if (got.size() != N) {
+        std::fprintf(stderr, "  %s: %zu members in the generated package (or not found), the bench has %zu\n", name,
+                     got.size(), N);
+        return;
+    }
+    for (std::size_t i = 0; i < N; i++) {
+        CHECK(got[i].first == want[i].name);
+        CHECK_EQ(got[i].second, want[i].width);
+        if (got[i].first != want[i].name || got[i].second != want[i].width)
+            std::fprintf(stderr, "  %s member %zu: package `%s` %u bits, bench `%s` %u bits\n", name, i,
+                         got[i].first.c_str(), got[i].second, want[i].name, want[i].width);
+    }
+}
+
+// A change of one QP's row that turns one of its verdicts on or off, with
+// the QP the only one with work (the others quiet_qp()): `before` makes the
+// context, `after` changes it, and `any` / `qp` are the output that shows
+// the verdict (on before the change if on_before). Between them they change
+// every member of both rows.
+struct Flip {
+    const char *name;
+    std::function<void(QpCtx &, Rng &)> before, after;
+    bool SchedOut::*any;
+    unsigned SchedOut::*qp;
+    bool on_before;
+};
+const std::vector<Flip> &flips() {
+    using F = std::function<void(QpCtx &, Rng &)>;
+    auto pick = [](const char *n, F b, F a, bool on) {
+        return Flip{n, b, a, &SchedOut::pick_any, &SchedOut::pick_q, on};
+    };
+    static const std::vector<Flip> f = {
+        pick("ready, then fenced", [](QpCtx &q, Rng &r) { q = ready_qp(r); },
+             [](QpCtx &q, Rng &) { q.fenced = true; }, true),
+        pick("fenced, then the fence drops",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 q.fenced = true;
+             },
+             [](QpCtx &q, Rng &) { q.fenced = false; }, false),
+        pick("nothing posted, then a post (sq_pi)",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 q.sq_pi = q.sq_ci;
+             },
+             [](QpCtx &q, Rng &) { q.sq_pi++; }, false),
+        pick("MAX_RD_ATOMIC - 1 in flight, then one more starts (sq_ci)",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 q.sq_pi = static_cast<uint16_t>(q.sq_ci + 5);
+                 in_flight(q, kMaxRd - 1, r);
+             },
+             [](QpCtx &q, Rng &) { q.sq_ci++; }, true),
+        pick("a READ hold, then the oldest completes (done)",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 in_flight(q, 2, r);
+                 q.rd_hold = true;
+                 q.hold_done = q.done;
+             },
+             [](QpCtx &q, Rng &) { q.done++; }, false),
+        pick("a READ hold, then hold_done moves",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 in_flight(q, 2, r);
+                 q.rd_hold = true;
+                 q.hold_done = q.done;
+             },
+             [](QpCtx &q, Rng &) { q.hold_done--; }, false),
+        pick("a READ hold, then lifted (rd_hold)",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 in_flight(q, 2, r);
+                 q.rd_hold = true;
+                 q.hold_done = q.done;
+             },
+             [](QpCtx &q, Rng &) { q.rd_hold = false; }, false),
+        pick("an uncommitted BIND, then committed (bind_wait)",
+             [](QpCtx &q, Rng &r) {
+                 q = ready_qp(r);
+                 q.bind_wait = true;
+             },
+             [](QpCtx &q, Rng &) { q.bind_wait = false; }, false),
+        pick("ready, then an RNR wait", [](QpCtx &q, Rng &r) { q = ready_qp(r); },
+             [](QpCtx &q, Rng &) { q.rnr_wait = true; }, true),
+        pick("paused past a fence, then resumed (paused)",
+             [](QpCtx &q, Rng &r) {
+                 q = paused_qp(r);
+                 q.fenced = true;
+             },
+             [](QpCtx &q, Rng &) { q.paused = false; }, true),
+        {"a BIND oldest in flight, then another opcode there (oldest_op)",
+         [](QpCtx &q, Rng &r) {
+             q = bind_qp(r, 2);
+             q.bind_wait = true;
+         },
+         [](QpCtx &q, Rng &) { q.op[q.done % kMaxRd] = RNIC_OP_SEND; }, &SchedOut::bind_any, &SchedOut::bind_q, true},
+        {"RTS with a retry due, then INIT (state)",
+         [](QpCtx &q, Rng &r) {
+             q = ready_qp(r);
+             q.sq_pi = q.sq_ci;
+             q.retry_due = true;
+         },
+         [](QpCtx &q, Rng &) { q.state = RNIC_QP_STATE_INIT; }, &SchedOut::retry_any, &SchedOut::retry_q, true},
+        {"ERROR drained, then a receive posted (rq_pi)", [](QpCtx &q, Rng &r) { q = drained_error_qp(r); },
+         [](QpCtx &q, Rng &) { q.rq_pi++; }, &SchedOut::flush_any, &SchedOut::flush_q, false},
+        {"ERROR with a receive posted, then flushed (rq_ci)",
+         [](QpCtx &q, Rng &r) {
+             q = drained_error_qp(r);
+             q.rq_pi = static_cast<uint16_t>(q.rq_ci + 1);
+         },
+         [](QpCtx &q, Rng &) { q.rq_ci++; }, &SchedOut::flush_any, &SchedOut::flush_q, true},
+    };
+    return f;
+}
+
+// Contexts with `f`'s QP q as it is before the change, the rest quiet.
+SchedIn flip_before(const Flip &f, unsigned q, Rng &r) {
+    SchedIn in = quiet_in(r);
+    f.before(in.qp[q], r);
+    return in;
+}
+
+// o shows the verdict `on` for QP q.
+void expect_verdict(const Flip &f, const SchedOut &o, unsigned q, bool on) {
+    CHECK_EQ(o.*f.any, on);
+    if (on)
+        CHECK_EQ(o.*f.qp, q);
+    if (o.*f.any != on || (on && o.*f.qp != q))
+        std::fprintf(stderr, "  qp %u, %s: expected the verdict %s\n", q, f.name, on ? "on" : "off");
+}
+
+// Cycles with nothing changed until the sweep (look 4) is at QP s.
+void sweep_to(SchedHarness &h, const SchedIn &in, unsigned s) {
+    for (unsigned i = 0; i < 2 * kNumQp && h.look(kTouch) != s; i++) h.cycle(in);
+    CHECK_EQ(h.look(kTouch), s);
+}
+
+}  // namespace
+
+// The harness's picture of the rows (sched_harness.h) against the package
+// the RTL is built from: a member renamed, moved or resized there fails
+// here, by name, and not as a puzzle of mismatches in every other test.
+UNIT_TEST(layout) {
+    std::printf("  package %s\n", RNIC_PKG_SV);
+    std::ifstream f(RNIC_PKG_SV);
+    CHECK(f.good());
+    if (!f.good())
+        return;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    expect_struct(ss.str(), "sched_cfg_t", kCfgDesc);
+    expect_struct(ss.str(), "sched_xs_t", kXsDesc);
+}
+
+// The contract on touch_qp, in three parts. Named: a change named in any one
+// touch slot alone (the others reading other QPs), or in all four, gives
+// the new verdict in the first cycle after the edge that makes it. Named a
+// cycle late: that first cycle still gives the old verdict, the next the
+// new one. Never named: the old verdict stands until the sweep reads the
+// QP's row; that cycle gives the new one and a_kept fails at its edge, once.
+// The last two leave the unit stale on purpose: the harness counts rather
+// than checks its comparisons with the model (tolerate_stale), and this
+// test checks that they do differ while stale and agree after. a_kept's
+// $error would end the run (Verilator stops at its error limit, 1); the
+// harness raises the limit for those parts and this test counts the
+// errors instead, so the assertion is shown to fire, and only there.
+UNIT_TEST(touch_timing) {
+    SchedHarness h(seed(0x5D0B));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    SchedHarness::Touch fill;
+    fill.fill(SchedHarness::kFill);
+
+    // Named, slot by slot (slot kTouch: all four).
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (unsigned slot = 0; slot <= kTouch; slot++) {
+            for (const Flip &f : flips()) {
+                const SchedIn a = flip_before(f, q, r);
+                expect_verdict(f, h.cycle(a), q, f.on_before);
+                SchedIn b = a;
+                f.after(b.qp[q], r);
+                CHECK(!same_row(a.qp[q], b.qp[q]));
+                SchedHarness::Touch t = fill;
+                for (unsigned s = 0; s < kTouch; s++)
+                    if (s == slot || slot == kTouch)
+                        t[s] = static_cast<int>(q);
+                const SchedOut o = h.step(a, t, b, 1u << q);   // the fillers read other QPs
+                expect_verdict(f, o, q, f.on_before);
+                expect_verdict(f, h.after(), q, !f.on_before);   // and the harness compared it with the model
+            }
+        }
+    }
+    CHECK_EQ(h.assert_errors(), 0);
+
+    // Named a cycle late: stale for that cycle alone. The sweep is put just
+    // past the QP, so that it reads none of the rows meanwhile.
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        for (const Flip &f : flips()) {
+            const SchedIn a = flip_before(f, q, r);
+            h.cycle(a);
+            SchedIn b = a;
+            f.after(b.qp[q], r);
+            sweep_to(h, a, (q + 1) % kNumQp);
+            h.tolerate_stale(true);
+            const uint64_t mismatches = h.stats().stale_mismatches;
+            SchedOut o = h.step(a, fill, b, 1u << q);   // the change, named nowhere
+            CHECK(SchedHarness::same(o, h.model().eval(a)));
+            CHECK(h.look(kTouch) != q);
+            expect_verdict(f, h.after(), q, f.on_before);   // the first cycle after: the old verdict
+            CHECK(!SchedHarness::same(h.after(), h.model().eval(b)));
+            SchedHarness::Touch late = fill;
+            late[r.range(0, kTouch - 1)] = static_cast<int>(q);
+            o = h.step(b, late, b);
+            expect_verdict(f, o, q, f.on_before);
+            expect_verdict(f, h.after(), q, !f.on_before);   // the look of the late touch: right again
+            CHECK(SchedHarness::same(h.after(), h.model().eval(b)));
+            CHECK_EQ(h.stats().stale_mismatches - mismatches, 2u);   // the stale cycle, before and after its edge
+            h.tolerate_stale(false);
+            h.cycle(b);   // checked against the model again
+        }
+    }
+    CHECK_EQ(h.assert_errors(), 0);
+
+    // Never named: stale until the sweep reads it, from a random distance.
+    std::printf("touch_timing: %zu a_kept failures follow, each expected (a change never named in touch_qp)\n",
+                2 * flips().size());
+    std::fflush(stdout);
+    int fired = 0;
+    for (const Flip &f : flips()) {
+        for (int k = 0; k < 2 && !unit_stop(failures); k++) {
+            const unsigned q = r.range(0, kNumQp - 1);
+            const SchedIn a = flip_before(f, q, r);
+            h.cycle(a);
+            SchedIn b = a;
+            f.after(b.qp[q], r);
+            // Anywhere but q - 1: the sweep must not read q the cycle after the edge.
+            sweep_to(h, a, (q + 1 + r.range(0, kNumQp - 3)) % kNumQp);
+            h.tolerate_stale(true);
+            const int errors = h.assert_errors();
+            h.step(a, fill, b, 1u << q);   // the change, named nowhere; the fillers never read q
+            unsigned stale = 0;
+            bool read = false;
+            for (unsigned c = 0; c < 2 * kNumQp && !read; c++) {
+                read = h.look(kTouch) == q;   // this cycle the sweep reads q's row
+                const SchedOut want = h.model().eval(b);
+                const SchedOut o = h.step(b, fill, b, 1u << q);
+                if (read) {
+                    CHECK(SchedHarness::same(o, want));
+                    CHECK_EQ(h.assert_errors(), errors + 1);   // a_kept, at this cycle's edge
+                } else {
+                    ++stale;
+                    CHECK(!SchedHarness::same(o, want));
+                    expect_verdict(f, o, q, f.on_before);
+                    CHECK_EQ(h.assert_errors(), errors);
+                }
+            }
+            CHECK(read);
+            CHECK(stale >= 1 && stale < kNumQp);
+            fired += h.assert_errors() - errors;
+            h.tolerate_stale(false);
+            // Right from then on, and the assertion quiet (it would stop the run now).
+            for (int i = 0; i < 3; i++) expect_verdict(f, h.cycle(b), q, !f.on_before);
+            CHECK_EQ(h.assert_errors(), errors + 1);
+        }
+    }
+    CHECK_EQ(fired, static_cast<int>(2 * flips().size()));
+    std::printf("touch_timing: %d a_kept failures, as expected; %llu comparisons with the model while stale, %llu "
+                "of them differing\n",
+                fired, static_cast<unsigned long long>(h.stats().stale_checks),
+                static_cast<unsigned long long>(h.stats().stale_mismatches));
+}
+
+// The kept verdicts alone carry a QP that is not written: with the contexts
+// set once, 6 x NUM_QP cycles (picks taken, the pointer moving) with every
+// output right, the sweep reading every QP, none left unread NUM_QP cycles,
+// and a_kept never failing (the run would have stopped); the same after a
+// reset, which starts the sweep again.
+UNIT_TEST(sweep) {
+    SchedHarness h(seed(0x5D0C));
+    Rng &r = h.rng();
+    for (int round = 0; round < 2; round++) {
+        SchedIn in;
+        for (QpCtx &q : in.qp) {
+            switch (r.range(0, 4)) {
+            case 0: q = quiet_qp(r); break;
+            case 1: q = ready_qp(r); break;
+            case 2: q = bind_qp(r, r.range(1, kMaxRd)); break;
+            case 3: q = paused_qp(r); break;
+            default:
+                q = drained_error_qp(r);
+                q.sq_pi = static_cast<uint16_t>(q.sq_ci + 1);
+                break;
+            }
+            q.retry_due = r.percent(20);
+        }
+        in.cur = r.range(0, kNumQp - 1);
+        h.cycle(in);   // staged: every QP named once
+        uint64_t before[kNumQp];
+        for (unsigned q = 0; q < kNumQp; q++) before[q] = h.sweep_count(q);
+        unsigned picks = 0;
+        for (unsigned i = 0; i < 6 * kNumQp; i++) {
+            in.advance = h.model().eval(in).pick_any;
+            picks += h.cycle(in).pick_any && in.advance;
+        }
+        in.advance = false;
+        CHECK(picks > 0);
+        for (unsigned q = 0; q < kNumQp; q++) {
+            if (h.sweep_count(q) - before[q] < 5)
+                std::fprintf(stderr, "  qp %u swept %llu times in %u cycles\n", q,
+                             static_cast<unsigned long long>(h.sweep_count(q) - before[q]), 6 * kNumQp);
+            CHECK(h.sweep_count(q) - before[q] >= 5);
+        }
+        CHECK(h.max_unswept() < kNumQp);
+        h.reset();
+    }
+    CHECK_EQ(h.assert_errors(), 0);
 }

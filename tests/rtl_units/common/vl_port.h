@@ -20,7 +20,7 @@ namespace vlport {
 // The wide forms work on (words, count) and are called from thin templates:
 // GCC 12 at -O3 inlines one VlWide<N> copy into another of a different N
 // and reports reads past the smaller port (-Warray-bounds, fatal with
-// -Werror), as tests/rtl_units/qp_transport/xs_layout.h found.
+// -Werror), as the packing helpers now in pkg_struct.h found.
 inline void byte_check(std::size_t port_bytes, unsigned i) {
     if (i >= port_bytes) {
         std::fprintf(stderr, "bench error: byte %u of a %zu-byte port\n", i, port_bytes);

@@ -112,14 +112,11 @@
 //                       collision and look was exercised
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
-#include <cctype>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "pkg_struct.h"
 #include "rnic_check.h"
 #include "unit_bench.h"
 #include "xs_harness.h"
@@ -325,79 +322,6 @@ XsOut look_two(XsHarness &h, unsigned q, unsigned p) {
 
 // ---------------------------------------------------------------- layout
 
-// Members of `typedef struct packed { ... } name;` in `text`, in order,
-// each `logic [hi:lo] a, b;` or `logic a;`; empty when not found or not
-// of that form.
-std::vector<FieldDesc> members_of(const std::string &text, const std::string &name,
-                                  std::vector<std::string> &names) {
-    std::vector<FieldDesc> out;
-    names.clear();
-    const std::size_t end = text.find("} " + name + ";");
-    if (end == std::string::npos)
-        return out;
-    const std::string open = "typedef struct packed {";
-    const std::size_t start = text.rfind(open, end);
-    if (start == std::string::npos)
-        return out;
-    // The body without comments.
-    std::string body;
-    std::istringstream lines(text.substr(start + open.size(), end - start - open.size()));
-    for (std::string line; std::getline(lines, line);) body += line.substr(0, line.find("//")) + " ";
-    std::istringstream decls(body);
-    for (std::string decl; std::getline(decls, decl, ';');) {
-        std::istringstream t(decl);
-        std::string kw;
-        if (!(t >> kw))
-            continue;   // after the last ';'
-        if (kw != "logic") {
-            names.clear();
-            return {};
-        }
-        unsigned width = 1;
-        std::string rest((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
-        const std::size_t lb = rest.find('[');
-        if (lb != std::string::npos) {
-            unsigned hi = 0, lo = 0;
-            if (std::sscanf(rest.c_str() + lb, "[%u:%u]", &hi, &lo) != 2 || hi < lo) {
-                names.clear();
-                return {};
-            }
-            width = hi - lo + 1;
-            rest = rest.substr(rest.find(']') + 1);
-        }
-        std::istringstream ids(rest);
-        for (std::string id; std::getline(ids, id, ',');) {
-            std::string clean;
-            for (char c : id)
-                if (!std::isspace(static_cast<unsigned char>(c)))
-                    clean += c;
-            names.push_back(clean);
-            out.push_back({nullptr, width});
-        }
-    }
-    return out;
-}
-
-template <std::size_t N>
-void expect_struct(const std::string &pkg, const char *name, const FieldDesc (&want)[N], bool enables) {
-    std::vector<std::string> names;
-    const std::vector<FieldDesc> got = members_of(pkg, name, names);
-    CHECK_EQ(got.size(), N);
-    if (got.size() != N) {
-        std::fprintf(stderr, "  %s: %zu members in the generated package (or not found), the bench has %zu\n", name,
-                     got.size(), N);
-        return;
-    }
-    for (std::size_t i = 0; i < N; i++) {
-        const unsigned width = enables ? 1u : want[i].width;
-        CHECK(names[i] == want[i].name);
-        CHECK_EQ(got[i].width, width);
-        if (names[i] != want[i].name || got[i].width != width)
-            std::fprintf(stderr, "  %s member %zu: package `%s` %u bits, bench `%s` %u bits\n", name, i,
-                         names[i].c_str(), got[i].width, want[i].name, width);
-    }
-}
-
 template <std::size_t N> unsigned popcount(const VlWide<N> &w) {
     unsigned n = 0;
     for (std::size_t i = 0; i < N; i++) n += static_cast<unsigned>(__builtin_popcount(w[i]));
@@ -410,19 +334,13 @@ template <std::size_t N> unsigned popcount(const VlWide<N> &w) {
 
 UNIT_TEST(layout) {
     XsHarness h(seed(0x7A00));
-    std::ifstream f(RNIC_PKG_SV);
-    CHECK(f.good());
-    if (!f.good()) {
-        std::fprintf(stderr, "  cannot read %s\n", RNIC_PKG_SV);
-    } else {
-        std::stringstream ss;
-        ss << f.rdbuf();
-        const std::string pkg = ss.str();
-        expect_struct(pkg, "qp_xs_t", kXsDesc, false);
-        expect_struct(pkg, "qp_xs_we_t", kXsDesc, true);
-        expect_struct(pkg, "flight_t", kFlDesc, false);
-        expect_struct(pkg, "flight_we_t", kFlDesc, true);
-        expect_struct(pkg, "sched_xs_t", kSxDesc, false);
+    std::string pkg;
+    if (read_pkg(RNIC_PKG_SV, pkg)) {
+        expect_pkg_struct(pkg, "qp_xs_t", kXsDesc);
+        expect_pkg_struct(pkg, "qp_xs_we_t", kXsDesc, true);   // a bit per member, of its name
+        expect_pkg_struct(pkg, "flight_t", kFlDesc);
+        expect_pkg_struct(pkg, "flight_we_t", kFlDesc, true);
+        expect_pkg_struct(pkg, "sched_xs_t", kSxDesc);
     }
 
     // Each member alone through the unit: exactly its bits set.
@@ -1629,6 +1547,15 @@ UNIT_TEST(look_rnr_wait) {
                              static_cast<int>(o.look[l][kSxRnrWait]));
         }
     };
+    // rnr_wait set on every QP, one job write each.
+    auto set_every_qp = [&]() {
+        for (unsigned q = 0; q < kNumQp; q++) {
+            Xs one{};
+            one[kRnrWait] = 1;
+            job(h, q, xs_we(kRnrWait), one);
+            want[q] = true;
+        }
+    };
     // Everything else set, rnr_wait clear, on every QP.
     for (unsigned q = 0; q < kNumQp; q++) {
         Xs v = busy_xs(r);
@@ -1650,12 +1577,7 @@ UNIT_TEST(look_rnr_wait) {
         expect_view("that one cleared again");
     }
     // Every one set, then each cleared alone.
-    for (unsigned q = 0; q < kNumQp; q++) {
-        Xs one{};
-        one[kRnrWait] = 1;
-        job(h, q, xs_we(kRnrWait), one);
-        want[q] = true;
-    }
+    set_every_qp();
     expect_view("every one set");
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
         Xs zero{};
@@ -1689,12 +1611,7 @@ UNIT_TEST(look_rnr_wait) {
         expect_looks(h.look(q), "other fields written");
     }
     // The other commands leave it; INIT clears its QP's alone.
-    for (unsigned q = 0; q < kNumQp; q++) {
-        Xs one{};
-        one[kRnrWait] = 1;
-        job(h, q, xs_we(kRnrWait), one);
-        want[q] = true;
-    }
+    set_every_qp();
     for (unsigned code : {static_cast<unsigned>(RNIC_QP_CMD_RTS), static_cast<unsigned>(RNIC_QP_CMD_RESET),
                           static_cast<unsigned>(RNIC_QP_CMD_ERROR), kNotCmds[2]}) {
         command(h, make_cmd(r, code, r.range(0, kNumQp - 1), true));
@@ -1707,12 +1624,7 @@ UNIT_TEST(look_rnr_wait) {
     }
     // rst_n from every one set: nothing known (nothing compared) until
     // INIT, which clears each, whatever it was.
-    for (unsigned q = 0; q < kNumQp; q++) {
-        Xs one{};
-        one[kRnrWait] = 1;
-        job(h, q, xs_we(kRnrWait), one);
-        want[q] = true;
-    }
+    set_every_qp();
     h.reset();
     for (unsigned q = 0; q < kNumQp; q++) {
         CHECK(!h.model().qp(q).has(kRnrWait));

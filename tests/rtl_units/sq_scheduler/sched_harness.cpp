@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <type_traits>
 #include <utility>
 
 #include "rnic_check.h"
@@ -17,42 +16,12 @@ constexpr uint32_t kAllQps = kNumQp == 32 ? ~0u : (1u << kNumQp) - 1u;
     std::exit(2);
 }
 
-// The word count of a port Verilator declared as VlWide<N> (a reference
-// into the model's root, in Verilator 5): the rows' widths typed in
-// sched_harness.h are checked against the ports at compile time.
-template <class T> struct WideWords;
-template <std::size_t N> struct WideWords<VlWide<N>> { static constexpr std::size_t value = N; };
-template <class T> constexpr std::size_t wide_words = WideWords<std::remove_cv_t<std::remove_reference_t<T>>>::value;
-constexpr std::size_t words_of(unsigned bits) { return (bits + 31) / 32; }
+// The rows' widths typed in sched_harness.h and pkg_struct.h, checked
+// against the ports at compile time.
 static_assert(wide_words<decltype(Vrnic_sq_scheduler::look_cfg)> == words_of(kLooks * kCfgBits),
               "look_cfg is LOOKS rows of kCfgBits: sched_harness.h's picture of sched_cfg_t is out of date");
-static_assert(wide_words<decltype(Vrnic_sq_scheduler::look_xs)> == words_of(kLooks * kXsBits),
-              "look_xs is LOOKS rows of kXsBits: sched_harness.h's picture of sched_xs_t is out of date");
-
-// The lowest bit of member i of a packed struct: the members after it sit below it.
-template <std::size_t N> constexpr unsigned lsb_of(const RowField (&d)[N], unsigned i) {
-    unsigned lsb = 0;
-    for (std::size_t j = i + 1; j < N; j++) lsb += d[j].width;
-    return lsb;
-}
-
-// Bits [lsb, lsb + width) of a vector of n 32-bit words; a row's members
-// straddle words (a row is 34 or 77 bits, five of them end to end).
-void put_bits(uint32_t *w, std::size_t n, unsigned lsb, unsigned width, uint32_t v) {
-    if (width > 32 || lsb + width > 32 * n)
-        bench_error("a field outside its port");
-    for (unsigned b = 0; b < width;) {
-        const unsigned at = lsb + b, word = at / 32, shift = at % 32;
-        const unsigned take = (32 - shift) < (width - b) ? (32 - shift) : (width - b);
-        const uint32_t m = (take == 32 ? ~0u : ((1u << take) - 1u)) << shift;
-        w[word] = (w[word] & ~m) | (((v >> b) << shift) & m);
-        b += take;
-    }
-}
-template <std::size_t N, std::size_t F>
-void put_row(VlWide<N> &w, unsigned base, const RowField (&d)[F], const std::array<uint32_t, F> &row) {
-    for (unsigned i = 0; i < F; i++) put_bits(w.data(), N, base + lsb_of(d, i), d[i].width, row[i]);
-}
+static_assert(wide_words<decltype(Vrnic_sq_scheduler::look_xs)> == words_of(kLooks * kSxBits),
+              "look_xs is LOOKS rows of kSxBits: pkg_struct.h's picture of sched_xs_t is out of date");
 }  // namespace
 
 CfgRow cfg_row(const QpCtx &q) { return {q.state & 3u, q.sq_pi, q.rq_pi}; }
@@ -131,8 +100,9 @@ void SchedHarness::answer_looks(const SchedIn &ctx) {
     for (std::size_t i = 0; i < wide_words<decltype(d.look_xs)>; i++) d.look_xs[i] = 0;
     for (unsigned l = 0; l < kLooks; l++) {
         const QpCtx &q = ctx.qp[look(l)];
-        put_row(d.look_cfg, kCfgBits * l, kCfgDesc, cfg_row(q));
-        put_row(d.look_xs, kXsBits * l, kXsDesc, xs_row(q));
+        // Rows end to end, five of each (34 and 77 bits): members straddle words.
+        put_struct(d.look_cfg, kCfgBits * l, kCfgDesc, cfg_row(q));
+        put_struct(d.look_xs, kSxBits * l, kSxDesc, xs_row(q));
     }
 }
 

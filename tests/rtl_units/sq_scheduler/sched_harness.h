@@ -60,6 +60,7 @@
 #include <memory>
 
 #include "Vrnic_sq_scheduler.h"
+#include "pkg_struct.h"
 #include "sched_model.h"
 #include "unit_bench.h"
 #include "verilated.h"
@@ -71,33 +72,17 @@ static_assert((1u << kQw) == kNumQp, "the QP indices in touch_qp / look_qp are k
 static_assert(kNumQp <= 32, "sets of QPs are uint32_t masks");
 
 // The rows' packed structs (rnic_pkg's sched_cfg_t and sched_xs_t, in
-// rtl/rnic_engine_types.svh) as the bench packs them: members in declaration
-// order, the first in the most significant bits. The `layout` test checks
-// names, order and widths against the generated package.
-struct RowField {
-    const char *name;
-    unsigned width;
-};
+// rtl/rnic_engine_types.svh) as the bench packs them (pkg_struct.h):
+// members in declaration order, the first in the most significant bits.
+// sched_xs_t's table is pkg_struct.h's kSxDesc, the one the qp_transport
+// bench reads the same rows with. The `layout` test checks names, order and
+// widths against the generated package.
 enum CfgField : unsigned { kCfgState, kCfgSqPi, kCfgRqPi, kCfgFields };
-inline constexpr RowField kCfgDesc[kCfgFields] = {{"state", 2}, {"sq_pi", 16}, {"rq_pi", 16}};
-enum XsField : unsigned {
-    kXsSqCi, kXsDone, kXsRqCi, kXsHoldDone, kXsFenced, kXsBindWait, kXsRdHold, kXsRnrWait, kXsPaused, kXsOldestOp,
-    kXsFields
-};
-inline constexpr RowField kXsDesc[kXsFields] = {
-    {"sq_ci", 16}, {"done", 16},    {"rq_ci", 16},    {"hold_done", 16}, {"fenced", 1},
-    {"bind_wait", 1}, {"rd_hold", 1}, {"rnr_wait", 1}, {"paused", 1},    {"oldest_op", 8},
-};
-template <std::size_t N> constexpr unsigned row_bits(const RowField (&d)[N]) {
-    unsigned t = 0;
-    for (std::size_t i = 0; i < N; i++) t += d[i].width;
-    return t;
-}
-constexpr unsigned kCfgBits = row_bits(kCfgDesc);   // CFW in rnic_sq_scheduler
-constexpr unsigned kXsBits = row_bits(kXsDesc);     // XSW
+inline constexpr FieldDesc kCfgDesc[kCfgFields] = {{"state", 2}, {"sq_pi", 16}, {"rq_pi", 16}};
+constexpr unsigned kCfgBits = total_bits(kCfgDesc);   // CFW in rnic_sq_scheduler (kSxBits: XSW)
 
 using CfgRow = std::array<uint32_t, kCfgFields>;
-using XsRow = std::array<uint32_t, kXsFields>;
+using XsRow = std::array<uint32_t, kSxFields>;
 CfgRow cfg_row(const QpCtx &q);
 XsRow xs_row(const QpCtx &q);   // oldest_op: the opcode in slot done mod MAX_RD_ATOMIC
 bool same_row(const QpCtx &a, const QpCtx &b);

@@ -90,16 +90,13 @@
 // engine announces them.
 //
 // Each test prints its seed; RTL_UNIT_SEED=N replays another.
-#include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "pkg_struct.h"
 #include "rnic_check.h"
 #include "sched_harness.h"
 #include "unit_bench.h"
@@ -267,6 +264,26 @@ QpCtx paused_qp(Rng &r) {
     in_flight(q, r.range(1, kMaxRd - 1), r);
     mark_paused_wqe(q, r);
     q.paused = true;
+    return q;
+}
+
+// A QP of one of five kinds at random, with a retransmission due one time
+// in five: quiet_qp(), ready_qp(), bind_qp() with 1..MAX_RD_ATOMIC in
+// flight, paused_qp(), or drained_error_qp() with what `error_work` posts
+// on it (called with the QP and r, before the retry draw).
+template <class ErrorWork> QpCtx random_qp(Rng &r, ErrorWork error_work) {
+    QpCtx q;
+    switch (r.range(0, 4)) {
+    case 0: q = quiet_qp(r); break;
+    case 1: q = ready_qp(r); break;
+    case 2: q = bind_qp(r, r.range(1, kMaxRd)); break;
+    case 3: q = paused_qp(r); break;
+    default:
+        q = drained_error_qp(r);
+        error_work(q, r);
+        break;
+    }
+    q.retry_due = r.percent(20);
     return q;
 }
 
@@ -900,18 +917,10 @@ UNIT_TEST(paused_ready) {
     for (int i = 0; i < 2000 && !unit_stop(failures); i++) {
         SchedIn in;
         for (QpCtx &q : in.qp) {
-            switch (r.range(0, 4)) {
-            case 0: q = quiet_qp(r); break;
-            case 1: q = ready_qp(r); break;
-            case 2: q = bind_qp(r, r.range(1, kMaxRd)); break;
-            case 3: q = paused_qp(r); break;
-            default:
-                q = drained_error_qp(r);
-                q.sq_pi = static_cast<uint16_t>(q.sq_ci + r.range(0, 1));
-                q.rq_pi = static_cast<uint16_t>(q.rq_ci + r.range(0, 1));
-                break;
-            }
-            q.retry_due = r.percent(20);
+            q = random_qp(r, [](QpCtx &e, Rng &rng) {   // a WQE posted, a receive posted, both or neither
+                e.sq_pi = static_cast<uint16_t>(e.sq_ci + rng.range(0, 1));
+                e.rq_pi = static_cast<uint16_t>(e.rq_ci + rng.range(0, 1));
+            });
             q.rnr_wait = r.percent(10);
             q.op[q.done % kMaxRd] = r.percent(30) ? RNIC_OP_RDMA_READ : q.op[q.done % kMaxRd];
         }
@@ -1368,64 +1377,6 @@ UNIT_TEST(random_run) {
 
 namespace {
 
-// Members of `typedef struct packed { ... } name;` in `text`, in order, each
-// `logic [hi:lo] a, b;` or `logic a, b;`, as (name, width); empty when the
-// struct is not found or has another form.
-std::vector<std::pair<std::string, unsigned>> members_of(const std::string &text, const std::string &name) {
-    std::vector<std::pair<std::string, unsigned>> out;
-    const std::size_t end = text.find("} " + name + ";");
-    const std::string open = "typedef struct packed {";
-    const std::size_t start = end == std::string::npos ? end : text.rfind(open, end);
-    if (start == std::string::npos)
-        return out;
-    std::string body;   // without comments
-    std::istringstream lines(text.substr(start + open.size(), end - start - open.size()));
-    for (std::string line; std::getline(lines, line);) body += line.substr(0, line.find("//")) + " ";
-    std::istringstream decls(body);
-    for (std::string decl; std::getline(decls, decl, ';');) {
-        std::istringstream t(decl);
-        std::string kw;
-        if (!(t >> kw))
-            continue;   // after the last ';'
-        std::string rest((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
-        unsigned hi = 0, lo = 0, width = 1;
-        const std::size_t lb = rest.find('[');
-        if (kw != "logic" || (lb != std::string::npos &&
-                              (std::sscanf(rest.c_str() + lb, "[%u:%u]", &hi, &lo) != 2 || hi < lo)))
-            return {};
-        if (lb != std::string::npos) {
-            width = hi - lo + 1;
-            rest = rest.substr(rest.find(']') + 1);
-        }
-        std::istringstream ids(rest);
-        for (std::string id; std::getline(ids, id, ',');) {
-            std::string clean;
-            for (char c : id)
-                if (!std::isspace(static_cast<unsigned char>(c)))
-                    clean += c;
-            out.emplace_back(clean, width);
-        }
-    }
-    return out;
-}
-
-template <std::size_t N> void expect_struct(const std::string &pkg, const char *name, const RowField (&want)[N]) {
-    const auto got = members_of(pkg, name);
-    CHECK_EQ(got.size(), N);
-    if (got.size() != N) {
-        std::fprintf(stderr, "  %s: %zu members in the generated package (or not found), the bench has %zu\n", name,
-                     got.size(), N);
-        return;
-    }
-    for (std::size_t i = 0; i < N; i++) {
-        CHECK(got[i].first == want[i].name);
-        CHECK_EQ(got[i].second, want[i].width);
-        if (got[i].first != want[i].name || got[i].second != want[i].width)
-            std::fprintf(stderr, "  %s member %zu: package `%s` %u bits, bench `%s` %u bits\n", name, i,
-                         got[i].first.c_str(), got[i].second, want[i].name, want[i].width);
-    }
-}
-
 // A change of one QP's row that turns one of its verdicts on or off, with
 // the QP the only one with work (the others quiet_qp()): `before` makes the
 // context, `after` changes it, and `any` / `qp` are the output that shows
@@ -1442,6 +1393,12 @@ const std::vector<Flip> &flips() {
     using F = std::function<void(QpCtx &, Rng &)>;
     auto pick = [](const char *n, F b, F a, bool on) {
         return Flip{n, b, a, &SchedOut::pick_any, &SchedOut::pick_q, on};
+    };
+    auto read_hold = [](QpCtx &q, Rng &r) {   // two in flight, held until the oldest completes
+        q = ready_qp(r);
+        in_flight(q, 2, r);
+        q.rd_hold = true;
+        q.hold_done = q.done;
     };
     static const std::vector<Flip> f = {
         pick("ready, then fenced", [](QpCtx &q, Rng &r) { q = ready_qp(r); },
@@ -1465,30 +1422,9 @@ const std::vector<Flip> &flips() {
                  in_flight(q, kMaxRd - 1, r);
              },
              [](QpCtx &q, Rng &) { q.sq_ci++; }, true),
-        pick("a READ hold, then the oldest completes (done)",
-             [](QpCtx &q, Rng &r) {
-                 q = ready_qp(r);
-                 in_flight(q, 2, r);
-                 q.rd_hold = true;
-                 q.hold_done = q.done;
-             },
-             [](QpCtx &q, Rng &) { q.done++; }, false),
-        pick("a READ hold, then hold_done moves",
-             [](QpCtx &q, Rng &r) {
-                 q = ready_qp(r);
-                 in_flight(q, 2, r);
-                 q.rd_hold = true;
-                 q.hold_done = q.done;
-             },
-             [](QpCtx &q, Rng &) { q.hold_done--; }, false),
-        pick("a READ hold, then lifted (rd_hold)",
-             [](QpCtx &q, Rng &r) {
-                 q = ready_qp(r);
-                 in_flight(q, 2, r);
-                 q.rd_hold = true;
-                 q.hold_done = q.done;
-             },
-             [](QpCtx &q, Rng &) { q.rd_hold = false; }, false),
+        pick("a READ hold, then the oldest completes (done)", read_hold, [](QpCtx &q, Rng &) { q.done++; }, false),
+        pick("a READ hold, then hold_done moves", read_hold, [](QpCtx &q, Rng &) { q.hold_done--; }, false),
+        pick("a READ hold, then lifted (rd_hold)", read_hold, [](QpCtx &q, Rng &) { q.rd_hold = false; }, false),
         pick("an uncommitted BIND, then committed (bind_wait)",
              [](QpCtx &q, Rng &r) {
                  q = ready_qp(r);
@@ -1552,19 +1488,17 @@ void sweep_to(SchedHarness &h, const SchedIn &in, unsigned s) {
 
 }  // namespace
 
-// The harness's picture of the rows (sched_harness.h) against the package
-// the RTL is built from: a member renamed, moved or resized there fails
-// here, by name, and not as a puzzle of mismatches in every other test.
+// The harness's picture of the rows (sched_cfg_t in sched_harness.h,
+// sched_xs_t in pkg_struct.h) against the package the RTL is built from: a
+// member renamed, moved or resized there fails here, by name, and not as a
+// puzzle of mismatches in every other test.
 UNIT_TEST(layout) {
     std::printf("  package %s\n", RNIC_PKG_SV);
-    std::ifstream f(RNIC_PKG_SV);
-    CHECK(f.good());
-    if (!f.good())
+    std::string pkg;
+    if (!read_pkg(RNIC_PKG_SV, pkg))
         return;
-    std::stringstream ss;
-    ss << f.rdbuf();
-    expect_struct(ss.str(), "sched_cfg_t", kCfgDesc);
-    expect_struct(ss.str(), "sched_xs_t", kXsDesc);
+    expect_pkg_struct(pkg, "sched_cfg_t", kCfgDesc);
+    expect_pkg_struct(pkg, "sched_xs_t", kSxDesc);
 }
 
 // The contract on touch_qp, in three parts. Named: a change named in any one
@@ -1695,19 +1629,8 @@ UNIT_TEST(sweep) {
     Rng &r = h.rng();
     for (int round = 0; round < 2; round++) {
         SchedIn in;
-        for (QpCtx &q : in.qp) {
-            switch (r.range(0, 4)) {
-            case 0: q = quiet_qp(r); break;
-            case 1: q = ready_qp(r); break;
-            case 2: q = bind_qp(r, r.range(1, kMaxRd)); break;
-            case 3: q = paused_qp(r); break;
-            default:
-                q = drained_error_qp(r);
-                q.sq_pi = static_cast<uint16_t>(q.sq_ci + 1);
-                break;
-            }
-            q.retry_due = r.percent(20);
-        }
+        for (QpCtx &q : in.qp)   // the ERROR QPs with a WQE posted: a flush
+            q = random_qp(r, [](QpCtx &e, Rng &) { e.sq_pi = static_cast<uint16_t>(e.sq_ci + 1); });
         in.cur = r.range(0, kNumQp - 1);
         h.cycle(in);   // staged: every QP named once
         uint64_t before[kNumQp];

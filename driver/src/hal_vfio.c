@@ -217,8 +217,8 @@ int rnic_hal_open_vfio(const char *name, struct rnic_hal *out) {
         rnic_open_fail("VFIO_DEVICE_GET_REGION_INFO (BAR0) of %s: %s", bdf, strerror(errno));
         goto fail;
     }
-    if (ri.size < 0x2000) {
-        rnic_open_fail("VFIO_DEVICE_GET_REGION_INFO: BAR0 of %s is %llu bytes, the RNIC's registers need 8192", bdf,
+    if (ri.size < 0x10000) {
+        rnic_open_fail("VFIO_DEVICE_GET_REGION_INFO: BAR0 of %s is %llu bytes, the RNIC's registers need 65536", bdf,
                        (unsigned long long)ri.size);
         goto fail;
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fabric.h"
+#include "rnic_hw.h"
 
 struct Sge {
     uint64_t addr;
@@ -109,8 +110,8 @@ public:
     void post_send(Qp &q, const SendWr &wr, bool ring = true);
     void post_recv(Qp &q, const SgList &sg, uint64_t wr_id, bool ring = true);
     void post_raw(Qp &q, const uint64_t w[16], bool ring = true);
-    void ring_sq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(0x1000 + 8 * q.num), q.sq_pi); }
-    void ring_rq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(0x1004 + 8 * q.num), q.rq_pi); }
+    void ring_sq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(RNIC_REG_DB_SQ_N(q.num)), q.sq_pi); }
+    void ring_rq(const Qp &q) { f_.bar_write(q.nic, static_cast<uint16_t>(RNIC_REG_DB_RQ_N(q.num)), q.rq_pi); }
 
     // One CQE if the slot at the consumer index holds a new one (phase bit).
     bool poll(Cq &cq, Cqe &out, bool ring_db = true);

@@ -54,7 +54,7 @@
 
 #include "rnic_hw.h"
 
-constexpr unsigned kNumQp = RNIC_NUM_QP;
+constexpr unsigned kNumQp = RNIC_UNIT_NUM_QP;   // the unit verilated at this size (CMakeLists.txt)
 static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP indices as all QW bits");
 static_assert(kNumQp <= 32, "the bench reads due as one word");
 

@@ -45,7 +45,7 @@
 
 #include "rnic_hw.h"
 
-constexpr unsigned kNumQp = RNIC_NUM_QP;
+constexpr unsigned kNumQp = RNIC_UNIT_NUM_QP;   // the unit verilated at this size (CMakeLists.txt)
 constexpr unsigned kNumCq = RNIC_NUM_CQ;
 static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP indices as all QW bits");
 static_assert((kNumCq & (kNumCq - 1)) == 0 && kNumCq >= 2, "the bench drives CQ numbers as all CQW bits");

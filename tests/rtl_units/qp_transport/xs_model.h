@@ -59,7 +59,7 @@
 #include "rnic_hw.h"
 #include "xs_layout.h"
 
-constexpr unsigned kNumQp = RNIC_NUM_QP;
+constexpr unsigned kNumQp = RNIC_UNIT_NUM_QP;   // the unit verilated at this size (CMakeLists.txt)
 constexpr unsigned kDepth = RNIC_MAX_RD_ATOMIC;
 constexpr unsigned kSlots = kNumQp * kDepth;
 static_assert((kNumQp & (kNumQp - 1)) == 0 && kNumQp >= 2, "the bench drives QP indices as all QW bits");

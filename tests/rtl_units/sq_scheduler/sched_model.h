@@ -42,7 +42,7 @@
 
 #include "rnic_hw.h"
 
-constexpr unsigned kNumQp = RNIC_NUM_QP;
+constexpr unsigned kNumQp = RNIC_UNIT_NUM_QP;   // the unit verilated at this size (CMakeLists.txt)
 constexpr unsigned kMaxRd = RNIC_MAX_RD_ATOMIC;
 
 // One QP's context fields, as the engine hands them to the scheduler.

@@ -1,19 +1,27 @@
-// One direction of a point-to-point link between two NIC ports. A frame is
-// sent in the cycle its last beat leaves the sender; its first beat reaches
-// the far end `latency` cycles later and is then offered to the receiver one
-// beat per cycle (the line rate is the datapath: 8 bytes a cycle). Frames
-// that have arrived wait, in order, while the receiver holds rx_tready low;
-// the sender is held (tx_tready low) once the link holds more than the wire
-// itself carries plus a slack (kSlackBytes on the platform), so nothing is
-// lost and nothing grows without bound. The rtl_core bench gives its links
-// a slack nothing reaches: there the sender waits only on the bench's
-// random stalls.
+// One direction of a point-to-point link between two NIC ports, a cable
+// with nothing between its ends. A frame is handed to the link in the cycle
+// its last beat leaves the sender (the hook and the faults see it whole, and
+// between processes it is one datagram). Each beat reaches the far end
+// `latency` cycles after it left, at the line rate (the datapath,
+// RNIC_DATA_BYTES a cycle), so a frame is serialized once, as on a wire: its
+// first beat is offered to the receiver `latency` cycles after the first
+// beat left, C + latency - (beats - 1) for a frame whose last beat left in
+// cycle C. A frame longer than the latency cannot be offered before it has
+// left whole, so it starts at C + 1 (its beats then arrive later than on a
+// wire, never earlier). Frames stay in order. Frames that have arrived wait
+// while the receiver holds rx_tready low; the sender is held (tx_tready low)
+// once the link holds more than the wire itself carries plus a slack
+// (kSlackBytes on the platform), so nothing is lost and nothing grows
+// without bound. The rtl_core bench gives its links a slack nothing
+// reaches: there the sender waits only on the bench's random stalls.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
+
+#include "rnic_hw.h"
 
 class Link {
 public:
@@ -23,6 +31,8 @@ public:
         size_t delivered = 0;   // bytes already taken by the receiver
     };
 
+    // The line rate: one datapath beat a cycle.
+    static constexpr size_t kLineBytes = RNIC_DATA_BYTES;
     // Room beyond the wire for frames waiting at the far end.
     static constexpr size_t kSlackBytes = 64 * 1024;
 
@@ -33,9 +43,18 @@ public:
     // For frames sent from now on.
     void set_latency(uint64_t latency) { latency_ = latency < 1 ? 1 : latency; }
 
+    // The frame whose last beat left in `cycle`.
     void send(std::vector<uint8_t> &&bytes, uint64_t cycle) {
+        const uint64_t beats = (bytes.size() + kLineBytes - 1) / kLineBytes;
+        uint64_t at = cycle + 1;
+        if (latency_ > beats)
+            at = cycle + latency_ - (beats - 1);
+        // A frame never passes the one before it (a short frame behind a
+        // long one would otherwise be due first).
+        if (!frames_.empty() && frames_.back().arrives_at > at)
+            at = frames_.back().arrives_at;
         held_bytes_ += bytes.size();
-        frames_.push_back(Frame{std::move(bytes), cycle + latency_, 0});
+        frames_.push_back(Frame{std::move(bytes), at, 0});
         ++frames_sent_;
     }
 
@@ -64,7 +83,7 @@ public:
     }
 
     // Whether the sender may put another beat on the link.
-    bool can_accept() const { return held_bytes_ < latency_ * 8 + slack_; }
+    bool can_accept() const { return held_bytes_ < latency_ * kLineBytes + slack_; }
 
     uint64_t frames_sent() const { return frames_sent_; }
     uint64_t frames_arrived() const { return frames_arrived_; }

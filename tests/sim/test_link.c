@@ -1,6 +1,9 @@
-/* The link between rnic0 and rnic1: every frame reaches the far end exactly
- * RNIC_LINK_LATENCY cycles after the cycle its last beat left (seen through
- * the hook and rnic_sim_link_frames, cycle by cycle, in both directions);
+/* The link between rnic0 and rnic1: each beat of a frame reaches the far end
+ * RNIC_LINK_LATENCY cycles after it left, so a frame whose last beat left in
+ * cycle C arrives (its first beat is offered) in C + latency - (beats - 1),
+ * or in C + 1 when it is longer than the latency, and never before the frame
+ * ahead of it (seen through the hook and rnic_sim_link_frames, cycle by
+ * cycle, in both directions);
  * the hook sees well-formed frames (ICRC and IPv4 checksum recomputed here
  * with zlib), can drop a frame (it never arrives, no byte of memory
  * changes) and can modify one (the receiver's ICRC check then drops it);
@@ -9,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "rnic_hw.h"
 #include "rnic_sim.h"
 #include "rnic_test.h"
 
@@ -16,9 +20,11 @@ enum mode { PASS, DROP_NEXT, CORRUPT_NEXT };
 static enum mode hook_mode = PASS;
 static uint64_t hooked[2];
 
-/* Send cycles of the frames on each direction not yet seen arriving. */
+/* Cycles the frames on each direction not yet seen arriving are due in. */
 #define FIFO 64
-static uint64_t sent_at[2][FIFO];
+static uint64_t due_at[2][FIFO];
+static uint64_t last_due[2];
+static uint64_t lat;
 static unsigned sent_head[2], sent_tail[2];
 
 static unsigned icrc_ok, icrc_bad, ipsum_bad;
@@ -81,7 +87,13 @@ static int hook(unsigned from, uint8_t *frame, size_t len, void *arg) {
         frame[80] ^= 0x01;   /* one payload bit */
         hook_mode = PASS;
     }
-    sent_at[from][sent_tail[from]++ % FIFO] = rnic_sim_cycle();
+    /* Sent now (its last beat left in this cycle), one beat a cycle. */
+    const uint64_t beats = (len + RNIC_DATA_BYTES - 1) / RNIC_DATA_BYTES;
+    uint64_t due = rnic_sim_cycle() + (lat > beats ? lat - (beats - 1) : 1);
+    if (due < last_due[from])
+        due = last_due[from];
+    last_due[from] = due;
+    due_at[from][sent_tail[from]++ % FIFO] = due;
     return 0;
 }
 
@@ -91,8 +103,8 @@ static uint64_t latency(void) {
 }
 
 /* Steps `cycles` cycles one at a time, checking each arrival cycle against
- * its send cycle. Returns the arrivals checked. */
-static unsigned watch_arrivals(uint64_t lat, uint64_t cycles) {
+ * the cycle it was due in. Returns the arrivals checked. */
+static unsigned watch_arrivals(uint64_t cycles) {
     uint64_t arrived[2] = {rnic_sim_link_frames(0), rnic_sim_link_frames(1)};
     unsigned checked = 0;
     for (uint64_t c = 0; c < cycles; c++) {
@@ -106,8 +118,8 @@ static unsigned watch_arrivals(uint64_t lat, uint64_t cycles) {
             CHECK(sent_head[d] != sent_tail[d]);
             if (sent_head[d] == sent_tail[d])
                 continue;
-            uint64_t sent = sent_at[d][sent_head[d]++ % FIFO];
-            CHECK_EQ(rnic_sim_cycle() - 1, sent + lat);   /* the cycle it arrived in */
+            uint64_t due = due_at[d][sent_head[d]++ % FIFO];
+            CHECK_EQ(rnic_sim_cycle() - 1, due);   /* the cycle it arrived in */
             checked++;
         }
     }
@@ -115,7 +127,7 @@ static unsigned watch_arrivals(uint64_t lat, uint64_t cycles) {
 }
 
 int main(void) {
-    const uint64_t lat = latency();
+    lat = latency();
     struct pair P;
     pair_open(&P);
     enum { N = 3 * 4096 + 512 };
@@ -129,14 +141,14 @@ int main(void) {
     rnic_sim_set_link_hook(hook, NULL);
 
     /* One frame each way (WRITE, ACK), then four back-to-back MTU frames:
-     * every arrival exactly one latency after its send. */
+     * every arrival exactly in the cycle it is due in. */
     struct rnic_sge s = {(uint64_t)(uintptr_t)a, 64, rnic_mr_key(ma)};
     struct rnic_send_wr w = {.wr_id = 1, .opcode = RNIC_OP_RDMA_WRITE, .flags = RNIC_WQE_FLAG_SIGNALED, .num_sge = 1,
                              .sg = &s, .remote_addr = (uint64_t)(uintptr_t)b, .rkey = rnic_mr_key(mb)};
     struct rnic_wc wc;
     uint64_t f0 = rnic_sim_link_frames(0), f1 = rnic_sim_link_frames(1);
     CHECK_EQ(rnic_post_send(P.qp[0], &w), RNIC_OK);
-    CHECK(watch_arrivals(lat, 2 * lat + 3000) >= 2);
+    CHECK(watch_arrivals(2 * lat + 3000) >= 2);
     CHECK_EQ(rnic_sim_link_frames(0) - f0, 1);
     CHECK(rnic_sim_link_frames(1) - f1 >= 1);
     CHECK_EQ(wait_cq(&P, 0, &wc), 1);
@@ -145,7 +157,7 @@ int main(void) {
     s.len = N;
     f0 = rnic_sim_link_frames(0);
     CHECK_EQ(rnic_post_send(P.qp[0], &w), RNIC_OK);
-    CHECK(watch_arrivals(lat, 2 * lat + 8000) >= 5);
+    CHECK(watch_arrivals(2 * lat + 8000) >= 5);
     CHECK_EQ(sent_head[0], sent_tail[0]);   /* every frame sent has arrived */
     CHECK_EQ(rnic_sim_link_frames(0) - f0, 4);
     CHECK_EQ(wait_cq(&P, 0, &wc), 1);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rnic_hw.h"
 #include "rnic_sim.h"
 #include "rnic_test.h"
 #include "run_child.h"
@@ -46,6 +47,7 @@ static uint64_t lat;
 /* The link hook: the cycle each frame of rnic0 was sent in and its BTH PSN
  * (it runs before the faults), and what the tests ask of it. */
 static uint64_t sent_at[64];
+static size_t sent_len[64];
 static uint32_t sent_psn[64];
 static unsigned nsent;
 static int hook_drops_next, hook_calls_in, hook_set_rc, hook_get_rc;
@@ -62,6 +64,7 @@ static int hook(unsigned from, uint8_t *frame, size_t len, void *arg) {
     }
     if (nsent < 64) {
         sent_at[nsent] = rnic_sim_cycle();
+        sent_len[nsent] = len;
         sent_psn[nsent] = len >= 54 ? (uint32_t)frame[51] << 16 | (uint32_t)frame[52] << 8 | frame[53] : ~0u;
     }
     nsent++;
@@ -169,6 +172,16 @@ static struct rnic_sim_link_faults rule(int kind, uint64_t frame) {
     f.rule = kind;
     f.rule_frame = frame;
     return f;
+}
+
+/* The cycle a frame of `len` bytes put on the wire in cycle `wired` arrives
+ * in, behind a frame due in `ahead` (0: none): each beat takes the latency,
+ * so the first arrives latency - (beats - 1) cycles after the last left, but
+ * not before the frame has left whole nor before the frame ahead of it. */
+static uint64_t due(uint64_t wired, size_t len, uint64_t ahead) {
+    const uint64_t beats = (len + RNIC_DATA_BYTES - 1) / RNIC_DATA_BYTES;
+    const uint64_t at = wired + (lat > beats ? lat - (beats - 1) : 1);
+    return at > ahead ? at : ahead;
 }
 
 /* Steps one cycle at a time for `cycles`, noting the cycle each of rnic0's
@@ -350,10 +363,10 @@ static void test_delay(void) {
     CHECK_EQ(nsent, 3);
     CHECK_EQ(n, 3);
     if (n == 3 && nsent == 3) {
-        CHECK_EQ(at[0], sent_at[0] + lat);
-        CHECK_EQ(at[1], sent_at[1] + D + lat);
+        CHECK_EQ(at[0], due(sent_at[0], sent_len[0], 0));
+        CHECK_EQ(at[1], due(sent_at[1] + D, sent_len[1], at[0]));
         CHECK(sent_at[2] < sent_at[1] + D);   /* frame 2 was ready before frame 1 left: it waited */
-        CHECK_EQ(at[2], sent_at[1] + D + lat);
+        CHECK_EQ(at[2], due(sent_at[1] + D, sent_len[2], at[1]));
     }
     completes();
     /* Late, but in order: nothing out of sequence, nothing resent. */
@@ -381,11 +394,11 @@ static void test_reorder(void) {
     packets_sent(want, 5);
     CHECK_EQ(n, 5);
     if (n == 5 && nsent == 5) {
-        CHECK_EQ(at[0], sent_at[0] + lat);
-        CHECK_EQ(at[1], sent_at[2] + lat);   /* frame 1 left with frame 2 */
-        CHECK_EQ(at[2], sent_at[2] + lat);
-        CHECK_EQ(at[3], sent_at[3] + lat);   /* the resends: not held */
-        CHECK_EQ(at[4], sent_at[4] + lat);
+        CHECK_EQ(at[0], due(sent_at[0], sent_len[0], 0));
+        CHECK_EQ(at[1], due(sent_at[2], sent_len[2], at[0]));   /* frame 1 left with frame 2, behind it */
+        CHECK_EQ(at[2], due(sent_at[2], sent_len[1], at[1]));
+        CHECK_EQ(at[3], due(sent_at[3], sent_len[3], at[2]));   /* the resends: not held */
+        CHECK_EQ(at[4], due(sent_at[4], sent_len[4], at[3]));
     }
     completes();
     CHECK_EQ(naks, 1);

@@ -5,7 +5,8 @@
  *
  * lockstep: a 64-byte WRITE whose only frame is delayed by D = 25,000,000
  * cycles (100 ms of NIC time). The frame arrives at the far end exactly in
- * cycle sent + D + latency, not one cycle earlier; the fabric is not
+ * cycle sent + D + latency - (beats - 1) (each beat takes the latency; the
+ * link hook gives the frame's length), not one cycle earlier; the fabric is not
  * quiescent while it is held; almost all of D is jumped; the receiver sees
  * the request exactly D cycles later than without the fault. Done twice in
  * one process: the same cycle counts both times. The QPs have no ACK
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rnic_hw.h"
 #include "rnic_sim.h"
 #include "rnic_test.h"
 
@@ -94,6 +96,23 @@ static void on_event(const struct rnic_sim_event *ev, void *arg) {
     if (ev->nic == 1 && ev->event == RNIC_EV_RKEY_CHECK)
         __atomic_store_n(&rkey_cycle, ev->cycle, __ATOMIC_RELAXED);
 }
+/* The length of rnic0's last frame (the link hook runs before the faults),
+ * and the cycles from the wire to the far end for it: each beat takes the
+ * latency, one beat a cycle, so the first arrives latency - (beats - 1)
+ * cycles after the last left (but not before that). */
+static size_t frame_len;
+static int on_frame(unsigned from, uint8_t *frame, size_t len, void *arg) {
+    (void)frame;
+    (void)arg;
+    if (from == 0)
+        __atomic_store_n(&frame_len, len, __ATOMIC_RELAXED);
+    return 0;
+}
+static uint64_t on_wire(void) {
+    const uint64_t beats = (__atomic_load_n(&frame_len, __ATOMIC_RELAXED) + RNIC_DATA_BYTES - 1) / RNIC_DATA_BYTES;
+    return lat > beats ? lat - (beats - 1) : 1;
+}
+
 static uint64_t request_cycles(void) {
     return __atomic_load_n(&rkey_cycle, __ATOMIC_RELAXED) - __atomic_load_n(&pkt_cycle, __ATOMIC_RELAXED);
 }
@@ -189,7 +208,8 @@ static struct run lockstep_run(uint64_t plain) {
         rnic_sim_advance(1);
     CHECK_EQ(stats().held, 1);
     const uint64_t sent = rnic_sim_cycle() - 1;
-    const uint64_t due = sent + D + lat;   /* the cycle it reaches the far end in */
+    CHECK(frame_len > 0);
+    const uint64_t due = sent + D + on_wire();   /* the cycle it reaches the far end in */
 
     rnic_sim_advance(200);   /* the NICs settle; the frame is still held */
     CHECK_EQ(stats().held, 1);
@@ -261,7 +281,7 @@ static void lockstep_timer(void) {
     CHECK(resent - (sent + T) <= max);
     CHECK_EQ(nretry, 1);
     CHECK_EQ(retry_why, RNIC_RETRY_WHY_TIMEOUT);
-    rnic_sim_advance(resent + lat - rnic_sim_cycle());
+    rnic_sim_advance(resent + on_wire() - rnic_sim_cycle());
     CHECK_EQ(rnic_sim_link_frames(0), f0);   /* on the wire, not there yet */
     rnic_sim_advance(1);
     CHECK_EQ(rnic_sim_link_frames(0), f0 + 1);
@@ -364,11 +384,13 @@ int main(int argc, char **argv) {
     CHECK_EQ(rnic_mr_reg(P.dev[0], a, 4096, P.pz[0], ALL_ACCESS, &ma), RNIC_OK);
     CHECK_EQ(rnic_mr_reg(P.dev[1], b, 4096, P.pz[1], ALL_ACCESS, &mb), RNIC_OK);
     rnic_sim_set_event_hook(on_event, NULL);
+    rnic_sim_set_link_hook(on_frame, NULL);
     if (strcmp(argv[1], "lockstep") == 0)
         test_lockstep();
     else
         test_freerun();
     rnic_sim_set_event_hook(NULL, NULL);
+    rnic_sim_set_link_hook(NULL, NULL);
     CHECK_EQ(rnic_sim_set_link_faults(0, NULL), 0);
     free(a);
     free(b);

@@ -7,9 +7,11 @@
 // writer then either refused it (cqe_overflow in the same cycle: the CQ
 // does not exist or is full, nothing is written, the CQE is lost as the
 // CQ_OVERFLOW event reports) or wrote all its beats and advanced the CQ's
-// producer index. A request takes 1 cycle when refused, else 2 + beats
-// (plus any cycles w_ready is low): the same cycles the engine spent when
-// this was three of its states, so cycle figures did not move.
+// producer index. A request takes 1 cycle when refused, else one a beat
+// (plus any cycles w_ready is low): the first beat is offered in the
+// cycle the request is checked, and cqe_done comes with the last beat
+// taken, so a completion reaches host memory with no cycle of the
+// writer's own (every doorbell-to-CQE figure counts them).
 //
 // Beats leave through the engine's DMA write stream, tagged {1, cq} so the
 // write completion can be told from payload: the interrupt of a CQ is raised
@@ -81,7 +83,9 @@ module rnic_cqe_writer #(
     ring_mask = 16'((17'd1 << lg) - 17'd1);
   endfunction
 
-  typedef enum logic [1:0] { W_CHECK, W_DATA, W_DONE } wstate_t;
+  // W_CHECK: no request, or one in its first cycle (checked, first beat
+  // offered); W_DATA: its later beats, or its first while w_ready was low.
+  typedef enum logic { W_CHECK, W_DATA } wstate_t;
   wstate_t     ws;
   logic [1:0]  beat;
 
@@ -114,16 +118,16 @@ module rnic_cqe_writer #(
     cqe.check_key = cqe_check_key;
     full         = (c_pi[cqe_cq] - c_ci[cqe_cq]) > ring_mask(c_log[cqe_cq]);
 
-    w_valid = cqe_req && ws == W_DATA;
+    cqe_overflow  = cqe_req && ws == W_CHECK && (!c_valid[cqe_cq] || full);
+    w_valid = cqe_req && !cqe_overflow;
     w_addr  = c_base[cqe_cq] + {48'd0, c_pi[cqe_cq] & ring_mask(c_log[cqe_cq])} * 64'(rnic_pkg::CQE_BYTES);
     w_len   = 13'(rnic_pkg::CQE_BYTES);
     w_tag   = {1'b1, 7'(cqe_cq)};
     w_data  = cqe[64*beat +: 64];
     w_last  = beat == LAST_BEAT;
 
-    cqe_overflow  = cqe_req && ws == W_CHECK && (!c_valid[cqe_cq] || full);
-    cqe_done      = cqe_overflow || (cqe_req && ws == W_DONE);
     cqe_last_beat = w_valid && w_ready && w_last;
+    cqe_done      = cqe_overflow || cqe_last_beat;
   end
 
   always_ff @(posedge clk) begin
@@ -155,21 +159,14 @@ module rnic_cqe_writer #(
           intr_set[cpl_cq] <= 1'b1;
         end
       end
-      unique case (ws)
-        W_CHECK: if (cqe_req && !cqe_overflow) begin
-          beat <= '0;
-          ws <= W_DATA;
-        end
-        W_DATA: if (w_ready) begin
-          beat <= beat + 2'd1;
-          if (beat == LAST_BEAT) ws <= W_DONE;
-        end
-        W_DONE: begin
-          c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
-          ws <= W_CHECK;
-        end
-        default: ws <= W_CHECK;
-      endcase
+      if (cqe_last_beat) begin
+        c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
+        beat <= '0;
+        ws <= W_CHECK;
+      end else if (w_valid) begin
+        if (w_ready) beat <= beat + 2'd1;
+        ws <= W_DATA;
+      end
     end
   end
 

@@ -169,6 +169,13 @@ module rnic_engine #(
   localparam int unsigned WQ_WORDS = rnic_pkg::WQE_FETCH_WORDS;
   logic [63:0] wq [WQ_WORDS];    // the WQE being worked on (read it through wqe below)
   logic [7:0]  wr_outstanding;   // payload and CQE DMA writes not yet completed
+  // The fetch's WQE's SGE count: in the beat itself while word 0 arrives,
+  // in wq after (rnic_port_arbiter ends the fetch with the last word used).
+  logic [7:0]  fetch_nsge;
+  logic        fetch_cut, rd_tail;
+  assign fetch_nsge = (j.fetch_i == 5'd0)
+                      ? dma_rd_rsp_data[rnic_pkg::WQE_NUM_SGE_LSB +: rnic_pkg::WQE_NUM_SGE_W]
+                      : wq[rnic_pkg::WQE_NUM_SGE_WORD][rnic_pkg::WQE_NUM_SGE_LSB +: rnic_pkg::WQE_NUM_SGE_W];
   // Named for waveforms (waveforms/*.gtkw) and the checker.
   rnic_pkg::job_state_t st;
   logic [QW-1:0] cur;
@@ -451,7 +458,7 @@ module rnic_engine #(
     .seg_more(sg_more), .seg_rem, .seg_addr(sg_addr), .seg_base(sg_base),
     .seg_next(tx_seg_next), .seg_take(tx_seg_take), .seg_take_n(tx_seg_take_n),
     .rd_req_valid(tx_rd_req_valid), .rd_req_ready(dma_rd_req_ready), .rd_req_addr(tx_rd_req_addr),
-    .rd_req_len(tx_rd_req_len), .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_ready(tx_rd_rsp_ready),
+    .rd_req_len(tx_rd_req_len), .rd_rsp_valid(dma_rd_rsp_valid && !rd_tail), .rd_rsp_ready(tx_rd_rsp_ready),
     .rd_rsp_data(dma_rd_rsp_data), .rd_rsp_last(dma_rd_rsp_last), .rd_rsp_err(dma_rd_rsp_err),
     .fault(tx_fault), .fault_addr(tx_fault_addr),
     .fr_start, .fr_len, .fr_free, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
@@ -518,7 +525,8 @@ module rnic_engine #(
   // The shared ports: DMA reads and writes, local and remote checks.
   rnic_port_arbiter u_ports (
     .clk, .rst_n, .st,
-    .fetch_addr(j.fetch_addr), .fetch_n(j.fetch_n), .tx_rd_req_valid, .tx_rd_req_addr, .tx_rd_req_len,
+    .fetch_addr(j.fetch_addr), .fetch_n(j.fetch_n), .fetch_i(j.fetch_i), .fetch_nsge,
+    .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_last(dma_rd_rsp_last), .fetch_cut, .rd_tail, .tx_rd_req_valid, .tx_rd_req_addr, .tx_rd_req_len,
     .tx_rd_rsp_ready, .dma_rd_req_valid, .dma_rd_req_addr, .dma_rd_req_len, .dma_rd_req_tag, .dma_rd_rsp_ready,
     .sc_w_valid, .sc_w_addr, .sc_w_len, .sc_w_data, .sc_w_last,
     .cqe_w_valid, .cqe_w_addr, .cqe_w_len, .cqe_w_tag, .cqe_w_data, .cqe_w_last,
@@ -585,7 +593,8 @@ module rnic_engine #(
   rnic_job_control #(.NUM_QP(NUM_QP)) u_ctl (
     .j, .enable, .rxb_valid, .bind_any, .bind_q, .retry_any, .retry_q, .pick_any, .pick_q, .flush_any, .flush_q,
     .nxt_done, .nxt_sq_ci, .nxt_sq_base, .nxt_sq_log,
-    .dma_rd_req_ready, .dma_rd_rsp_valid, .dma_rd_rsp_last, .dma_rd_rsp_err, .tx_started, .tx_done,
+    .dma_rd_req_ready(dma_rd_req_ready && !rd_tail), .dma_rd_rsp_valid, .fetch_cut, .dma_rd_rsp_err,
+    .tx_started, .tx_done,
     .cur_sq_ci(cur_xs.sq_ci), .sc_done, .sc_overrun, .wr_outstanding, .dma_wr_cpl_valid,
     .payload_wr_err(dma_wr_cpl_valid && !dma_wr_cpl_tag[7] && dma_wr_cpl_err),
     .qp_cmd_valid, .bad_doorbell(db_valid && ((db_kind <= 2'd1 && !qp_db_ok) || (db_kind == 2'd2 && !cq_db_ok))),
@@ -596,7 +605,7 @@ module rnic_engine #(
   // Idle -----------------------------------------------------------------
   // Everything that moves without a new input: a job (st != S_IDLE, and
   // with it every DMA read, since a read is only ever requested and
-  // awaited inside a job); what S_IDLE would start at the next edge (the
+  // awaited inside a job, but for a fetch's dropped beats, rd_tail); what S_IDLE would start at the next edge (the
   // same conditions as rnic_job_control's S_IDLE; a frame released this cycle is
   // covered by the rxb_release pulse); DMA writes still leaving the output
   // FIFO or waiting for their completion; trace events still queued; and
@@ -610,7 +619,7 @@ module rnic_engine #(
     start_due = enable && (rxb_valid || bind_any || retry_any || pick_any || flush_any);
     pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
                 j.ev_valid || db_ev_valid || fr_start || rxb_release || tmr_arm || j.kick;
-    idle      = st == rnic_pkg::S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 &&
+    idle      = st == rnic_pkg::S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !rd_tail &&
                 !dma_wr_valid && !trace_valid && tx_idle && sc_idle && tmr_idle;
   end
 

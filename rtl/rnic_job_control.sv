@@ -41,7 +41,7 @@ module rnic_job_control #(
   // The WQE fetch, the gather, the scatter and the DMA writes.
   input  logic                        dma_rd_req_ready,
   input  logic                        dma_rd_rsp_valid,
-  input  logic                        dma_rd_rsp_last,
+  input  logic                        fetch_cut,       // the fetch's beat now is the WQE's last word
   input  logic                        dma_rd_rsp_err,
   input  logic                        tx_started,
   input  logic                        tx_done,
@@ -159,7 +159,8 @@ module rnic_job_control #(
         end
       end
 
-      // A WQE (or its first words) from its ring into wq.
+      // A WQE (or its first words) from its ring into wq, up to its last
+      // used word (rnic_port_arbiter drops the rest).
       rnic_pkg::S_FETCH_REQ: if (dma_rd_req_ready) begin
         je.st = rnic_pkg::S_FETCH_DATA;
         je.fetch_i = '0;
@@ -173,7 +174,7 @@ module rnic_job_control #(
           je.dma_fault = 1'b1;
           je.dma_addr = j.fetch_addr[31:0];
         end
-        if (dma_rd_rsp_last) begin
+        if (fetch_cut) begin
           je.st = j.ret_st;
           je.wq_held = j.fetch_n == 5'(rnic_pkg::WQE_FETCH_WORDS) && !j.fetch_err && !dma_rd_rsp_err;
           je.wq_held_recv = j.fetch_recv;
@@ -210,7 +211,10 @@ module rnic_job_control #(
         if (sc_overrun) je.wr_fault = 1'b1;
         je.st = rnic_pkg::S_RX_WAIT_WR;
       end
-      rnic_pkg::S_RX_WAIT_WR: if (wr_outstanding == 8'd0 && !dma_wr_cpl_valid) begin
+      // Every payload write completed: none outstanding, or the last one's
+      // completion is here (its refusal reaches wr_fault at this edge too,
+      // below, in time for S_RX_AFTER).
+      rnic_pkg::S_RX_WAIT_WR: if (wr_outstanding == 8'(dma_wr_cpl_valid)) begin
         if (j.rx_held) begin
           je.rxb_release = 1'b1;
           je.rx_held = 1'b0;
@@ -251,7 +255,7 @@ module rnic_job_control #(
     // wr_fault, in S_RX_AFTER, exactly when it is set; only the completer's
     // CQ overflow writes ev_queue.
     fetch_keeps_held = (j.st == rnic_pkg::S_FETCH_REQ && dma_rd_req_ready) ||
-                       (j.st == rnic_pkg::S_FETCH_DATA && dma_rd_rsp_valid && dma_rd_rsp_last);
+                       fetch_cut;
     jn = jm;
     if (qp_cmd_valid && !fetch_keeps_held) jn.wq_held = 1'b0;
     if (payload_wr_err && !(j.st == rnic_pkg::S_RX_AFTER && j.wr_fault)) jn.wr_fault = 1'b1;

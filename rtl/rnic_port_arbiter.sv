@@ -16,6 +16,14 @@
 // whichever runs, moves it. No job leaves anything in it for a later job, so
 // it is loaded whenever a state might need it.
 //
+// A WQE fetch asks for every word a WQE may use (WQE_FETCH_WORDS) before it
+// knows how many SGEs the WQE has; word 0 says. The fetch ends (fetch_cut)
+// with the last word the WQE uses, so a one-SGE WQE goes on six beats
+// before the fetch's last; the beats still to come (rd_tail) are taken
+// and dropped, and no fetch and no gather is given a beat until they are
+// gone (the read port answers in order). The dropped words are SGEs past
+// num_sge, which nothing reads.
+//
 // It also remembers the last local check, for the CQE a refusal ends in: a
 // LOCAL_PROTECTION or BIND_FAILED CQE follows its own refused check with no
 // other check in between (a WQE held behind work in flight is checked again
@@ -32,6 +40,12 @@ module rnic_port_arbiter #(
   // DMA reads: the job's WQE fetch or the gather.
   input  logic [63:0]             fetch_addr,
   input  logic [4:0]              fetch_n,        // 64-bit words
+  input  logic [4:0]              fetch_i,        // beats of the fetch taken
+  input  logic [7:0]              fetch_nsge,     // NUM_SGE of the WQE being fetched (its word 0)
+  input  logic                    rd_rsp_valid,
+  input  logic                    rd_rsp_last,
+  output logic                    fetch_cut,      // this beat ends the fetch: the WQE's last word
+  output logic                    rd_tail,        // a fetch's dropped beats are still to come
   input  logic                    tx_rd_req_valid,
   input  logic [63:0]             tx_rd_req_addr,
   input  logic [12:0]             tx_rd_req_len,
@@ -137,8 +151,28 @@ module rnic_port_arbiter #(
   assign k           = chk_i[SIW-1:0];
   assign sge_checked = chk_i < wq_nsge && sge_len[32*k +: 32] != 32'd0;
 
+  // The words the WQE uses: its header and num_sge SGEs (too many SGEs is
+  // BAD_WQE, which the header says).
+  logic [4:0] tail_n;
+  logic [5:0] used_words;
   always_comb begin
-    dma_rd_req_valid = st == rnic_pkg::S_FETCH_REQ;
+    used_words = 6'(rnic_pkg::WQE_SGE_WORD) +
+                 ((fetch_nsge > 8'(S)) ? 6'd0 : 6'(rnic_pkg::SGE_WORDS) * 6'(fetch_nsge));
+    fetch_cut  = st == rnic_pkg::S_FETCH_DATA && rd_rsp_valid &&
+                 (rd_rsp_last || 6'(fetch_i) + 6'd1 >= used_words);
+    rd_tail    = tail_n != 5'd0;
+  end
+  always_ff @(posedge clk) begin
+    if (!rst_n)
+      tail_n <= '0;
+    else if (fetch_cut && !rd_rsp_last)
+      tail_n <= fetch_n - fetch_i - 5'd1;
+    else if (rd_tail && rd_rsp_valid)
+      tail_n <= tail_n - 5'd1;
+  end
+
+  always_comb begin
+    dma_rd_req_valid = st == rnic_pkg::S_FETCH_REQ && !rd_tail;
     dma_rd_req_addr  = fetch_addr;
     dma_rd_req_len   = 13'({fetch_n, 3'b000});
     dma_rd_req_tag   = 8'd0;
@@ -149,6 +183,7 @@ module rnic_port_arbiter #(
       dma_rd_req_len   = tx_rd_req_len;
       dma_rd_rsp_ready = tx_rd_rsp_ready;
     end
+    if (rd_tail) dma_rd_rsp_ready = 1'b1;
 
     w_valid = sc_w_valid;
     w_addr  = sc_w_addr;
@@ -244,4 +279,14 @@ module rnic_port_arbiter #(
     cqe_verdict   = refused ? last_verdict : 3'(rnic_pkg::PT_VERDICT_OK);
     cqe_check_key = refused ? last_key : 32'd0;
   end
+`ifndef SYNTHESIS
+  // The dropped beats are the rest of one burst: its last beat ends them,
+  // and no fetch starts before.
+  always_ff @(posedge clk) begin
+    if (rst_n && rd_tail && rd_rsp_valid)
+      a_tail_last: assert ((tail_n == 5'd1) == rd_rsp_last) else $error("a fetch's dropped beats and its burst's end disagree");
+    if (rst_n && rd_tail)
+      a_tail_no_fetch: assert (st != rnic_pkg::S_FETCH_DATA) else $error("a fetch began before the last one's beats were gone");
+  end
+`endif
 endmodule

@@ -180,7 +180,9 @@ module rnic_requester #(
           fail = 1'b1; fail_status = rnic_pkg::CQE_STATUS_LOCAL_PROTECTION;
         end else begin
           jn.chk_i = j.chk_i + 3'd1;
-          jn.st = rnic_pkg::S_SQ_CHECK;
+          // The last SGE passed: go now rather than through S_SQ_CHECK's
+          // own test of the same condition (a cycle off every WQE).
+          jn.st = (4'(j.chk_i) + 4'd1 >= 4'(wq_nsge)) ? rnic_pkg::S_SQ_GO : rnic_pkg::S_SQ_CHECK;
         end
       end
       rnic_pkg::S_SQ_NOP: begin

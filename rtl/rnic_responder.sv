@@ -82,8 +82,10 @@ module rnic_responder #(
   output rnic_pkg::qp_xs_we_t         xs_we,
   output rnic_pkg::qp_xs_t            xs
 );
-  logic        first, last;
-  logic [15:0] plen;
+  logic        first;
+  logic        rp_first, rp_last;  // the READ response packet to send
+  logic [31:0] rp_left;
+  logic [15:0] rp_plen;
   logic [31:0] chk_len;
   logic        read_response;    // a READ request granted: answer it from memory
   logic        nak_recv;         // the SEND's RECV fails: NAK, and it completes with cqe_status
@@ -96,8 +98,6 @@ module rnic_responder #(
     xr       = (j.st == rnic_pkg::S_RX_PARSE) ? xp : x;
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
     first   = j.pkt_i == 16'd0;
-    last    = j.bytes_left <= rnic_pkg::mtu_bytes(log_mtu);
-    plen    = rnic_pkg::pkt_len(j.bytes_left, log_mtu);
 
     jn = jd;
     xs_we = '0;
@@ -273,19 +273,9 @@ module rnic_responder #(
         end
       end
 
-      // READ responses: one packet per path MTU of the requested range.
-      rnic_pkg::S_RD_RESP_PKT: begin
-        jn.tx_opcode = first ? (last ? rnic_pkg::BTH_READ_RESPONSE_ONLY : rnic_pkg::BTH_READ_RESPONSE_FIRST)
-                             : (last ? rnic_pkg::BTH_READ_RESPONSE_LAST : rnic_pkg::BTH_READ_RESPONSE_MIDDLE);
-        jn.tx_ext = (first || last) ? rnic_pkg::HDR_EXT_AETH : rnic_pkg::HDR_EXT_NONE;
-        jn.tx_syndrome = rnic_pkg::AETH_ACK;
-        jn.tx_ackreq = 1'b0; jn.tx_se = 1'b0;
-        jn.tx_pad = 2'd0 - plen[1:0];
-        jn.tx_plen = plen;
-        jn.bytes_left = j.bytes_left - 32'(plen);
-        jn.ret_st = rnic_pkg::S_RD_RESP_DONE;
-        jn.st = rnic_pkg::S_TX;
-      end
+      // READ responses: one packet per path MTU of the requested range
+      // (the packet's fields are set below, with a granted READ's first).
+      rnic_pkg::S_RD_RESP_PKT: ;
       rnic_pkg::S_RD_RESP_DONE: begin
         jn.pkt_i = j.pkt_i + 16'd1;
         jn.tx_psn = j.tx_psn + 24'd1;
@@ -357,7 +347,25 @@ module rnic_responder #(
       jn.total = p_rlen;
       jn.pkt_i = '0;
       jn.tx_psn = p_psn;
-      jn.st = rnic_pkg::S_RD_RESP_PKT;
+    end
+    // A READ response packet: the next of S_RD_RESP_PKT, or the first of a
+    // READ granted this cycle, which goes to the gather at once instead of
+    // through S_RD_RESP_PKT (a cycle off every READ's latency).
+    rp_left  = read_response ? p_rlen : j.bytes_left;
+    rp_first = read_response || first;
+    rp_last  = rp_left <= rnic_pkg::mtu_bytes(log_mtu);
+    rp_plen  = rnic_pkg::pkt_len(rp_left, log_mtu);
+    if (read_response || j.st == rnic_pkg::S_RD_RESP_PKT) begin
+      jn.tx_opcode = rp_first ? (rp_last ? rnic_pkg::BTH_READ_RESPONSE_ONLY : rnic_pkg::BTH_READ_RESPONSE_FIRST)
+                              : (rp_last ? rnic_pkg::BTH_READ_RESPONSE_LAST : rnic_pkg::BTH_READ_RESPONSE_MIDDLE);
+      jn.tx_ext = (rp_first || rp_last) ? rnic_pkg::HDR_EXT_AETH : rnic_pkg::HDR_EXT_NONE;
+      jn.tx_syndrome = rnic_pkg::AETH_ACK;
+      jn.tx_ackreq = 1'b0; jn.tx_se = 1'b0;
+      jn.tx_pad = 2'd0 - rp_plen[1:0];
+      jn.tx_plen = rp_plen;
+      jn.bytes_left = rp_left - 32'(rp_plen);
+      jn.ret_st = rnic_pkg::S_RD_RESP_DONE;
+      jn.st = rnic_pkg::S_TX;
     end
     if (nak_recv) begin
       jn.err_status = rnic_pkg::CQE_STATUS_REMOTE_OPERATION;

@@ -190,7 +190,7 @@ void CqeHarness::burst_written() {
 void CqeHarness::context(const CqeIn &in, uint32_t db_index, uint16_t db_value) {
     if (++reports_ > kMaxReports)
         return;
-    static const char *const kPhase[] = {"none", "first cycle", "beats", "done"};
+    static const char *const kPhase[] = {"none", "first cycle", "beats"};
     std::fprintf(stderr, "[cqe_writer cycle %llu, seed %u] request: %s", static_cast<unsigned long long>(stats_.cycles),
                  seed_, kPhase[static_cast<int>(ph_)]);
     if (ph_ != Phase::None)
@@ -242,11 +242,20 @@ void CqeHarness::cycle(const CqeIn &in) {
     case Phase::First:
         refused = model_.refuses(req_.cq);
         want_done = want_overflow = refused;
+        if (!refused) {
+            // Checked: its first beat is offered in this same cycle.
+            expect_addr_ = model_.slot_addr(req_.cq);
+            cqe_encode(req_, model_.phase(req_.cq), expect_words_);
+            beat_ = 0;
+            want_w = true;
+        }
         break;
     case Phase::Beats: want_w = true; break;
-    case Phase::Done: want_done = true; break;
     case Phase::None: break;
     }
+    // Done with the last beat taken.
+    if (want_w && in.w_ready && beat_ == kWords - 1)
+        want_done = true;
     CHECK_EQ(d.cqe_done, want_done);
     CHECK_EQ(d.cqe_overflow, want_overflow);
     CHECK_EQ(d.w_valid, want_w);
@@ -284,13 +293,10 @@ void CqeHarness::cycle(const CqeIn &in) {
                 ++stats_.refused_missing;
             outcomes_.push_back(cur_);
             ph_ = Phase::None;
-        } else {
-            expect_addr_ = model_.slot_addr(req_.cq);
-            cqe_encode(req_, model_.phase(req_.cq), expect_words_);
-            beat_ = 0;
-            ph_ = Phase::Beats;
+            break;
         }
-        break;
+        ph_ = Phase::Beats;
+        [[fallthrough]];   // its first beat was offered in this cycle
     case Phase::Beats:
         if (in.w_ready) {
             if (beat_ == 0)
@@ -298,18 +304,15 @@ void CqeHarness::cycle(const CqeIn &in) {
             cur_.words[beat_] = d.w_data;
             if (++beat_ == kWords) {
                 burst_written();
-                ph_ = Phase::Done;
+                cur_.done = now;
+                model_.produced(req_.cq);
+                outcomes_.push_back(cur_);
+                ph_ = Phase::None;
             }
         } else {
             ++cur_.stalls;
             ++stats_.stall_cycles;
         }
-        break;
-    case Phase::Done:
-        cur_.done = now;
-        model_.produced(req_.cq);
-        outcomes_.push_back(cur_);
-        ph_ = Phase::None;
         break;
     case Phase::None: break;
     }

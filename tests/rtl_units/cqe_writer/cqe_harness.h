@@ -5,8 +5,9 @@
 //   model's pi and ci of one CQ are checked each cycle); cqe_done,
 //   cqe_overflow, cqe_last_beat and the beat (w_valid, w_addr, w_len, w_tag,
 //   w_data, w_last) against where the request is in its contract: first
-//   cycle refused (done && overflow) or checked, then CQE_WORDS beats held
-//   until w_ready, then done;
+//   cycle refused (done && overflow), or checked with its first beat
+//   offered; CQE_WORDS beats each held until w_ready; done with the last
+//   beat taken;
 //   after the edge (registered): intr_set, fault, fault_addr against the
 //   write completion of the cycle before.
 // Each CQE written is decoded with rnic_hw.h's RNIC_GET and compared field by
@@ -106,7 +107,7 @@ public:
     uint32_t seed() const { return seed_; }
 
 private:
-    enum class Phase { None, First, Beats, Done };
+    enum class Phase { None, First, Beats };
 
     void drive(const CqeIn &in, uint32_t db_index, uint16_t db_value);
     void pick_probe(uint32_t &index, uint16_t &value);

@@ -278,7 +278,7 @@ module rnic_completer (
       // The CQE writer has the completion in cqe_*.
       rnic_pkg::S_CQE: if (cqe_done) begin
         if (cqe_overflow) begin
-          jn.ev_cq_overflow = 1'b1; jn.ev_queue = 8'(j.cqe_cq);
+          jn.ev_cq_overflow = 1'b1; jn.ev_queue = 16'(j.cqe_cq);
         end else begin
           jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_CQE_WRITTEN;
           jn.ev_qpn = 16'(j.cur); jn.ev_arg = {24'd0, j.cqe_status, 16'd0, j.cqe_idx};

@@ -59,11 +59,11 @@ module rnic_cqe_writer #(
   input  logic           w_ready,
   output logic [63:0]    w_addr,
   output logic [12:0]    w_len,
-  output logic [7:0]     w_tag,
+  output logic [15:0]    w_tag,
   output logic [63:0]    w_data,
   output logic           w_last,
 
-  // DMA write completions of CQE bursts (tag bit 7 set).
+  // DMA write completions of CQE bursts (tag bit 15 set).
   input  logic           cpl_valid,
   input  logic [CQW-1:0] cpl_cq,
   input  logic           cpl_err,
@@ -122,7 +122,7 @@ module rnic_cqe_writer #(
     w_valid = cqe_req && !cqe_overflow;
     w_addr  = c_base[cqe_cq] + {48'd0, c_pi[cqe_cq] & ring_mask(c_log[cqe_cq])} * 64'(rnic_pkg::CQE_BYTES);
     w_len   = 13'(rnic_pkg::CQE_BYTES);
-    w_tag   = {1'b1, 7'(cqe_cq)};
+    w_tag   = {1'b1, 15'(cqe_cq)};
     w_data  = cqe[64*beat +: 64];
     w_last  = beat == LAST_BEAT;
 

@@ -75,7 +75,7 @@ module rnic_engine #(
   output logic [31:0] ev_dma_addr,
   output logic        ev_bad_doorbell,
   output logic        ev_cq_overflow,
-  output logic [7:0]  ev_queue,
+  output logic [15:0] ev_queue,
   output logic        ev_rx_drop,
   output logic [NUM_CQ-1:0] intr_set,
 
@@ -124,11 +124,11 @@ module rnic_engine #(
   input  logic        dma_wr_ready,
   output logic [63:0] dma_wr_addr,
   output logic [12:0] dma_wr_len,
-  output logic [7:0]  dma_wr_tag,
+  output logic [15:0] dma_wr_tag,
   output logic [63:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
-  input  logic [7:0]  dma_wr_cpl_tag,
+  input  logic [15:0] dma_wr_cpl_tag,
   input  logic        dma_wr_cpl_err,
 
   output logic        fr_start,
@@ -218,6 +218,7 @@ module rnic_engine #(
   rnic_pkg::reg_qp_timers_t   cur_timers, pq_timers;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [3:0]                 cur_log_mtu, pq_log_mtu;   // each QP's path MTU, log2 bytes
+  logic [1:0]                 cur_state;                 // the job's QP's state (QP_STATE_*)
 
   rnic_qp_config #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .LOOKS(LOOKS)) u_qp_cfg (
     .clk, .rst_n,
@@ -229,7 +230,7 @@ module rnic_engine #(
     .err_valid(st == rnic_pkg::S_ERROR_QP), .err_qp(cur), .err_status(j.err_status),
     .cur, .cur_sq_base, .cur_rq_base, .cur_sq_log, .cur_rq_log, .cur_scq, .cur_rcq, .cur_pz,
     .cur_remote_qpn(cur_rqpn), .cur_remote_ip(cur_rip), .cur_remote_mac(cur_rmac), .cur_sq_pi, .cur_flags, .cur_timers, .cur_log_mtu,
-    .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers, .pq_log_mtu,
+    .cur_state, .pq, .pq_state, .pq_sq_base, .pq_rq_base, .pq_sq_log, .pq_rq_log, .pq_scq, .pq_pz, .pq_flags, .pq_timers, .pq_log_mtu,
     .pq_rq_pi,
     .nxt(bind_any ? bind_q : pick_q), .nxt_sq_base, .nxt_sq_log,
     .sel_state, .sel_err,
@@ -282,7 +283,9 @@ module rnic_engine #(
   rnic_ack_timer #(.NUM_QP(NUM_QP)) u_timer (
     .clk, .rst_n, .now(time_now), .arm_valid(tmr_arm), .arm_qp(cur), .arm_on(tmr_on), .arm_at(tmr_at),
     .kick_valid(j.kick), .kick_qp(cur),
-    .clear_valid(qp_cmd_valid && qp_cmd == 3'(rnic_pkg::QP_CMD_INIT)), .clear_qp(qp_sel),
+    // INIT starts a QP afresh; RESET ends it (nothing of a reset QP is resent).
+    .clear_valid(qp_cmd_valid && (qp_cmd == 3'(rnic_pkg::QP_CMD_INIT) || qp_cmd == 3'(rnic_pkg::QP_CMD_RESET))),
+    .clear_qp(qp_sel),
     .due(tmr_due), .take_valid(st == rnic_pkg::S_RETRY), .take_qp(cur),
     .wake_valid, .wake_at, .idle(tmr_idle));
 
@@ -413,14 +416,14 @@ module rnic_engine #(
   // ------------------------------------------------------------ datapath
   // DMA writes (payload pieces and CQEs) leave through a two-entry FIFO, so
   // the byte queue and counters behind it never depend on dma_wr_ready.
-  // The tag says what a burst is, so its completion can be acted on: bit 7
-  // set for a CQE (bits 6:0 its CQ: the interrupt is raised only once the
+  // The tag says what a burst is, so its completion can be acted on: bit 15
+  // set for a CQE (bits 14:0 its CQ: the interrupt is raised only once the
   // CQE is in host memory), clear for payload.
   logic        w_valid, w_ready, w_last;
   logic [63:0] w_addr, w_data;
   logic [12:0] w_len;
-  logic [7:0]  w_tag;
-  rnic_beat_fifo #(.WIDTH(64 + 13 + 8 + 64 + 1)) u_wr_out (
+  logic [15:0] w_tag;
+  rnic_beat_fifo #(.WIDTH(64 + 13 + 16 + 64 + 1)) u_wr_out (
     .clk, .rst_n, .in_valid(w_valid), .in_ready(w_ready), .in_data({w_addr, w_len, w_tag, w_data, w_last}),
     .out_valid(dma_wr_valid), .out_ready(dma_wr_ready),
     .out_data({dma_wr_addr, dma_wr_len, dma_wr_tag, dma_wr_data, dma_wr_last}));
@@ -486,7 +489,7 @@ module rnic_engine #(
   logic        cqe_w_valid, cqe_w_last;
   logic [63:0] cqe_w_addr, cqe_w_data;
   logic [12:0] cqe_w_len;
-  logic [7:0]  cqe_w_tag;
+  logic [15:0] cqe_w_tag;
   logic        cqe_fault;
   logic [31:0] cqe_fault_addr;
   logic [2:0]  cqe_verdict;     // what a refusal names (rnic_port_arbiter)
@@ -500,7 +503,7 @@ module rnic_engine #(
     .cqe_wrid(j.cqe_wrid), .cqe_verdict, .cqe_check_key, .cqe_done, .cqe_overflow, .cqe_last_beat,
     .w_valid(cqe_w_valid), .w_ready, .w_addr(cqe_w_addr), .w_len(cqe_w_len), .w_tag(cqe_w_tag),
     .w_data(cqe_w_data), .w_last(cqe_w_last),
-    .cpl_valid(dma_wr_cpl_valid && dma_wr_cpl_tag[7]), .cpl_cq(rnic_pkg::CQ_IDX_W'(dma_wr_cpl_tag[6:0])),
+    .cpl_valid(dma_wr_cpl_valid && dma_wr_cpl_tag[15]), .cpl_cq(rnic_pkg::CQ_IDX_W'(dma_wr_cpl_tag[14:0])),
     .cpl_err(dma_wr_cpl_err), .intr_set, .fault(cqe_fault), .fault_addr(cqe_fault_addr));
 
   // A BIND: the bind unit checks its window and region on the local check
@@ -596,7 +599,8 @@ module rnic_engine #(
     .dma_rd_req_ready(dma_rd_req_ready && !rd_tail), .dma_rd_rsp_valid, .fetch_cut, .dma_rd_rsp_err,
     .tx_started, .tx_done,
     .cur_sq_ci(cur_xs.sq_ci), .sc_done, .sc_overrun, .wr_outstanding, .dma_wr_cpl_valid,
-    .payload_wr_err(dma_wr_cpl_valid && !dma_wr_cpl_tag[7] && dma_wr_cpl_err),
+    .payload_wr_err(dma_wr_cpl_valid && !dma_wr_cpl_tag[15] && dma_wr_cpl_err),
+    .cur_rts(cur_state == 2'(rnic_pkg::QP_STATE_RTS)),
     .qp_cmd_valid, .bad_doorbell(db_valid && ((db_kind <= 2'd1 && !qp_db_ok) || (db_kind == 2'd2 && !cq_db_ok))),
     .db_index, .p_roce, .p_len_ok, .p_qp, .pq_state, .p_op, .p_psn, .p_ackreq, .rx_is_ack, .rx_is_rresp,
     .req_jn, .req_xs_we, .req_xs, .resp_jn, .resp_xs_we, .resp_xs, .comp_jn, .comp_xs_we, .comp_xs,

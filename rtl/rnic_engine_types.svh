@@ -197,7 +197,7 @@
     logic [63:0]     ev_arg;
     logic            ev_rx_drop;
     logic            ev_cq_overflow;
-    logic [7:0]      ev_queue;
+    logic [15:0]     ev_queue;
     logic            rxb_release;
     logic            dma_fault;
     logic [31:0]     dma_addr;

@@ -46,6 +46,7 @@ module rnic_job_control #(
   input  logic                        tx_started,
   input  logic                        tx_done,
   input  logic [15:0]                 cur_sq_ci,
+  input  logic                        cur_rts,         // the job's QP is in RTS
   input  logic                        sc_done,
   input  logic                        sc_overrun,
   input  logic [7:0]                  wr_outstanding,
@@ -223,18 +224,28 @@ module rnic_job_control #(
       end
       rnic_pkg::S_RX_AFTER: own = rx_is_rresp ? OWN_COMP : OWN_RESP;
 
+      // A QP that left RTS while its message was under way (software reset
+      // it, moved it to ERROR or started it afresh) sends nothing more: the
+      // job ends at the packet's end, writing nothing (the flush completes
+      // an ERROR QP's WQEs; a reset QP's rings may be another's by now).
+      // Nor is anything resent for it.
+      rnic_pkg::S_SQ_PKT_DONE, rnic_pkg::S_RD_RESP_DONE, rnic_pkg::S_RETRY: begin
+        if (!cur_rts) je.st = rnic_pkg::S_IDLE;
+        else own = (j.st == rnic_pkg::S_SQ_PKT_DONE) ? OWN_REQ
+                 : (j.st == rnic_pkg::S_RD_RESP_DONE) ? OWN_RESP : OWN_COMP;
+      end
       rnic_pkg::S_SQ_DECODE, rnic_pkg::S_SQ_NOP, rnic_pkg::S_SQ_CHECK,
       rnic_pkg::S_SQ_CHECK_WAIT, rnic_pkg::S_SQ_GO, rnic_pkg::S_SQ_PKT,
-      rnic_pkg::S_SQ_PKT_DONE, rnic_pkg::S_SQ_ERR:
+      rnic_pkg::S_SQ_ERR:
         own = OWN_REQ;
       rnic_pkg::S_RX_RKEY_FIRE, rnic_pkg::S_RX_RKEY_WAIT, rnic_pkg::S_RX_SEND_WQE,
       rnic_pkg::S_RX_SEND_CHECK, rnic_pkg::S_RX_SEND_CHECK_WAIT, rnic_pkg::S_RX_SEND_PLACE,
-      rnic_pkg::S_RD_RESP_PKT, rnic_pkg::S_RD_RESP_DONE, rnic_pkg::S_ACK_SEND,
+      rnic_pkg::S_RD_RESP_PKT, rnic_pkg::S_ACK_SEND,
       rnic_pkg::S_ACK_DONE:
         own = OWN_RESP;
       rnic_pkg::S_RX_RRESP_WQE, rnic_pkg::S_CQE_FETCH_DONE, rnic_pkg::S_CQE,
       rnic_pkg::S_FLUSH_PICK, rnic_pkg::S_FLUSH_FETCHED, rnic_pkg::S_ERROR_QP,
-      rnic_pkg::S_BIND_START, rnic_pkg::S_BIND, rnic_pkg::S_ACK_MORE, rnic_pkg::S_RETRY:
+      rnic_pkg::S_BIND_START, rnic_pkg::S_BIND, rnic_pkg::S_ACK_MORE:
         own = OWN_COMP;
       default: je.st = rnic_pkg::S_IDLE;
     endcase
@@ -259,6 +270,6 @@ module rnic_job_control #(
     jn = jm;
     if (qp_cmd_valid && !fetch_keeps_held) jn.wq_held = 1'b0;
     if (payload_wr_err && !(j.st == rnic_pkg::S_RX_AFTER && j.wr_fault)) jn.wr_fault = 1'b1;
-    if (bad_doorbell && !jm.ev_cq_overflow) jn.ev_queue = 8'(db_index);
+    if (bad_doorbell && !jm.ev_cq_overflow) jn.ev_queue = 16'(db_index);
   end
 endmodule

@@ -65,13 +65,13 @@ module rnic_port_arbiter #(
   input  logic                    cqe_w_valid,
   input  logic [63:0]             cqe_w_addr,
   input  logic [12:0]             cqe_w_len,
-  input  logic [7:0]              cqe_w_tag,
+  input  logic [15:0]             cqe_w_tag,
   input  logic [63:0]             cqe_w_data,
   input  logic                    cqe_w_last,
   output logic                    w_valid,
   output logic [63:0]             w_addr,
   output logic [12:0]             w_len,
-  output logic [7:0]              w_tag,
+  output logic [15:0]             w_tag,
   output logic [63:0]             w_data,
   output logic                    w_last,
 
@@ -188,7 +188,7 @@ module rnic_port_arbiter #(
     w_valid = sc_w_valid;
     w_addr  = sc_w_addr;
     w_len   = sc_w_len;
-    w_tag   = 8'd0;            // tag bit 7 clear: payload
+    w_tag   = 16'd0;           // tag bit 15 clear: payload
     w_data  = sc_w_data;
     w_last  = sc_w_last;
     if (!sc_w_valid && cqe_w_valid) begin

@@ -14,10 +14,15 @@
 //            (db_ok; a refused doorbell changes nothing).
 //   error    the engine moves a QP to ERROR with the status that did it; the
 //            first status is kept until the next INIT (an INIT in the same
-//            cycle clears the old one, so the error's is kept).
+//            cycle clears the old one, so the error's is kept). A QP in
+//            RESET, or reset by this cycle's command, stays there: software
+//            ended it while a job of the engine was still on it, and its
+//            rings and CQs may be another QP's by now (the error of a QP
+//            that leaves RESET in this cycle's INIT is dropped as well,
+//            judged before the edge).
 //
 // Reads are combinational, through one port per QP the engine names at a
-// time: cur (the QP of the job), pq (the QP of the received frame), nxt
+// time: cur (the QP of the job, its state among its fields), pq (the QP of the received frame), nxt
 // (the QP the scheduler offers next), sel (the QP of the command register),
 // and the scheduler's looks (rnic_sq_scheduler: the rows of the QPs written
 // the cycle before, at registered addresses).
@@ -89,6 +94,7 @@ module rnic_qp_config #(
   output logic [7:0]          cur_flags,
   output rnic_pkg::reg_qp_timers_t cur_timers,
   output logic [3:0]          cur_log_mtu,
+  output logic [1:0]          cur_state,
 
   // Read port pq.
   input  logic [QW-1:0]       pq,
@@ -154,10 +160,11 @@ module rnic_qp_config #(
   endfunction
   // The state at the doorbell's QP and at the command's: a QP with no state
   // written since reset is in RESET.
-  logic [1:0] db_state, cmd_state;
+  logic [1:0] db_state, cmd_state, err_state;
   always_comb begin
     db_state  = q_live[db_index] ? q_state[db_index] : 2'(rnic_pkg::QP_STATE_RESET);
     cmd_state = q_live[cmd_sel] ? q_state[cmd_sel] : 2'(rnic_pkg::QP_STATE_RESET);
+    err_state = q_live[err_qp] ? q_state[err_qp] : 2'(rnic_pkg::QP_STATE_RESET);
   end
 
   logic sq_db_ok, rq_db_ok;
@@ -167,8 +174,10 @@ module rnic_qp_config #(
     db_ok = (db_kind == 2'd0 && sq_db_ok) || (db_kind == 2'd1 && rq_db_ok);
   end
 
-  logic err_qp_init;   // an INIT command for the QP the engine moves to ERROR, this cycle
-  assign err_qp_init = cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_INIT) && cmd_sel == err_qp;
+  logic err_qp_init;    // an INIT command for the QP the engine moves to ERROR, this cycle
+  logic err_qp_reset;   // ... a RESET command
+  assign err_qp_init  = cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_INIT) && cmd_sel == err_qp;
+  assign err_qp_reset = cmd_valid && cmd == 3'(rnic_pkg::QP_CMD_RESET) && cmd_sel == err_qp;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -209,7 +218,7 @@ module rnic_qp_config #(
       end
       if (db_valid && db_kind == 2'd0 && sq_db_ok) q_sq_pi[db_index] <= db_value;
       if (db_valid && db_kind == 2'd1 && rq_db_ok) q_rq_pi[db_index] <= db_value;
-      if (err_valid) begin
+      if (err_valid && err_state != 2'(rnic_pkg::QP_STATE_RESET) && !err_qp_reset) begin
         q_state[err_qp] <= 2'(rnic_pkg::QP_STATE_ERROR); q_live[err_qp] <= 1'b1;
         // An INIT in the same cycle clears the old status: the error's
         // status is then the first, or the QP would be in ERROR with none.
@@ -238,6 +247,7 @@ module rnic_qp_config #(
     cur_timers.ack_timeout = q_ack_tmo[cur]; cur_timers.retry_cnt = q_retry[cur];
     cur_timers.rnr_retry = q_rnr[cur]; cur_timers.min_rnr_timer = q_min_rnr[cur];
     cur_log_mtu    = q_log_mtu[cur];
+    cur_state      = q_live[cur] ? q_state[cur] : 2'(rnic_pkg::QP_STATE_RESET);
 
     pq_state   = q_live[pq] ? q_state[pq] : 2'(rnic_pkg::QP_STATE_RESET);
     pq_sq_base = q_sq_base[pq];

@@ -88,7 +88,7 @@ module rnic_regs #(
   input  logic [31:0] ev_dma_addr,
   input  logic        ev_bad_doorbell,
   input  logic        ev_cq_overflow,
-  input  logic [7:0]  ev_queue,
+  input  logic [15:0] ev_queue,
   input  logic        ev_rx_drop,
   input  logic [NUM_CQ-1:0] intr_set,
   output logic        irq,
@@ -98,6 +98,7 @@ module rnic_regs #(
   output logic        idle
 );
   localparam int unsigned QW = $clog2(NUM_QP);
+  localparam int unsigned CQB = 32 * rnic_pkg::CQ_WORDS;   // bits of a bit-per-CQ register array
   localparam int unsigned CQW = $clog2(NUM_CQ);
 
   // Decode -------------------------------------------------------------
@@ -179,7 +180,7 @@ module rnic_regs #(
   assign enable    = reg2hw.ctrl.enable;
   assign mac       = {reg2hw.mac_hi, reg2hw.mac_lo};
   assign ipv4      = reg2hw.ipv4;
-  assign irq       = reg2hw.intr_status != 32'd0;
+  assign irq       = reg2hw.intr_status != '0;
   assign {time_hi, time_lo} = time_now;
 `ifdef RNIC_MUTANTS
   assign mutant    = mutant_r;
@@ -215,8 +216,8 @@ module rnic_regs #(
                                      (pt_done && pt_err);
     hw2reg.status_set.rx_drop      = ev_rx_drop;
     hw2reg.status_set.cq_overflow  = ev_cq_overflow;
-    hw2reg.intr_status_set         = 32'(intr_set);
-    hw2reg.cq_overflowed_set       = ev_cq_overflow ? 32'd1 << ev_queue[4:0] : 32'd0;
+    hw2reg.intr_status_set         = CQB'(intr_set);
+    hw2reg.cq_overflowed_set       = ev_cq_overflow ? CQB'(1) << ev_queue : '0;
     hw2reg.err_addr   = err_addr;
     hw2reg.cycle_lo   = time_lo;
     hw2reg.cycle_hi   = cycle_hi_latch;

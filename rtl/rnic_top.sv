@@ -38,11 +38,11 @@ module rnic_top #(
   input  logic        dma_wr_ready,
   output logic [63:0] dma_wr_addr,
   output logic [12:0] dma_wr_len,
-  output logic [7:0]  dma_wr_tag,
+  output logic [15:0] dma_wr_tag,
   output logic [63:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
-  input  logic [7:0]  dma_wr_cpl_tag,
+  input  logic [15:0] dma_wr_cpl_tag,
   input  logic        dma_wr_cpl_err,
 
   output logic        tx_tvalid,
@@ -127,7 +127,7 @@ module rnic_top #(
 
   logic        ev_dma_fault, ev_bad_doorbell, ev_cq_overflow, ev_rx_drop, eng_rx_drop, buf_rx_drop;
   logic [31:0] ev_dma_addr;
-  logic [7:0]  ev_queue;
+  logic [15:0] ev_queue;
   logic [NUM_CQ-1:0] intr_set;
   assign ev_rx_drop = eng_rx_drop || buf_rx_drop;
 

@@ -6,6 +6,11 @@
 
 #include "internal.h"
 
+/* A CQ's bit in the bit-per-CQ register arrays (INTR_STATUS, CQ_OVERFLOWED):
+ * word num / 32, bit num % 32. */
+#define CQ_WORD(num) ((num) / 32u)
+#define CQ_BIT(num) (1u << ((num) % 32u))
+
 int rnic_cq_create(rnic_dev *d, uint32_t entries, rnic_cq **out) {
     if (!d || !out || entries == 0 || entries > (1u << RNIC_MAX_LOG_RING))
         return RNIC_E_INVAL;
@@ -36,7 +41,7 @@ int rnic_cq_create(rnic_dev *d, uint32_t entries, rnic_cq **out) {
     reg_wr(d, RNIC_REG_CQ_LOG_SIZE, cq->log);
     reg_wr(d, RNIC_REG_CQ_CMD, RNIC_CQ_CMD_CREATE);
     /* A CQE dropped for an earlier CQ of this number is not this CQ's loss. */
-    reg_wr(d, RNIC_REG_CQ_OVERFLOWED, 1u << num);
+    reg_wr(d, RNIC_REG_CQ_OVERFLOWED_N(CQ_WORD(num)), CQ_BIT(num));
     d->cqs[num] = cq;
     *out = cq;
     return RNIC_OK;
@@ -54,7 +59,7 @@ int rnic_cq_destroy(rnic_cq *cq) {
      * raised: only a take acknowledges it, and none can come now, so it
      * would keep the device's interrupt line up for good, and a lockstep
      * wait, which returns while the line is up, would never let time pass. */
-    reg_wr(d, RNIC_REG_INTR_STATUS, 1u << cq->num);
+    reg_wr(d, RNIC_REG_INTR_STATUS_N(CQ_WORD(cq->num)), CQ_BIT(cq->num));
     rnic_ring_free(d, cq->ring, (size_t)RNIC_CQE_BYTES << cq->log);
     d->cqs[cq->num] = NULL;
     free(cq);
@@ -165,7 +170,7 @@ int rnic_cq_take(rnic_cq *cq, struct rnic_wc *wc, int max) {
         reg_wr(d, RNIC_REG_DB_CQ_N(cq->num), cq->ci & 0xFFFFu);
         /* A CQE that lands between the read above and this acknowledgement
          * raises no new interrupt: rnic_cq_pending finds it. */
-        reg_wr(d, RNIC_REG_INTR_STATUS, 1u << cq->num);
+        reg_wr(d, RNIC_REG_INTR_STATUS_N(CQ_WORD(cq->num)), CQ_BIT(cq->num));
         /* The NIC drops a CQE only into a full ring, and a ring stays full
          * until the doorbell above: if the last slot before `first` came
          * round again holds a CQE now, the ring may have been full (or the
@@ -183,10 +188,10 @@ int rnic_cq_overflowed(rnic_cq *cq) {
     if (!cq->seen_full)
         return 0;
     cq->seen_full = false;
-    const uint32_t bit = 1u << cq->num;
-    if (!(reg_rd(cq->dev, RNIC_REG_CQ_OVERFLOWED) & bit))
+    const uint32_t bit = CQ_BIT(cq->num), reg = RNIC_REG_CQ_OVERFLOWED_N(CQ_WORD(cq->num));
+    if (!(reg_rd(cq->dev, reg) & bit))
         return 0;
-    reg_wr(cq->dev, RNIC_REG_CQ_OVERFLOWED, bit);
+    reg_wr(cq->dev, reg, bit);
     return 1;
 }
 

@@ -166,10 +166,12 @@ static int reset_device(rnic_dev *d, bool opening) {
     i->max_sge = (tb & RNIC_CAP_TABLE_MAX_SGE_MASK) >> RNIC_CAP_TABLE_MAX_SGE_SHIFT;
     i->mtu = 1u << ((tb & RNIC_CAP_TABLE_LOG_MTU_MASK) >> RNIC_CAP_TABLE_LOG_MTU_SHIFT);
     i->max_rd = (tb & RNIC_CAP_TABLE_MAX_RD_MASK) >> RNIC_CAP_TABLE_MAX_RD_SHIFT;
-    if (i->num_qp == 0 || i->num_cq == 0 || i->pt_entries == 0 || i->num_cq > 32)
+    /* QP_RINGS names a CQ in its SCQ and RCQ fields: that many at most. */
+    const uint32_t max_cq = (RNIC_QP_RINGS_SCQ_MASK >> RNIC_QP_RINGS_SCQ_SHIFT) + 1u;
+    if (i->num_qp == 0 || i->num_cq == 0 || i->pt_entries == 0 || i->num_cq > max_cq)
         RESET_FAIL(RNIC_E_NODEV,
-                   "capability check: %u QPs, %u CQs (at most 32), %u protection table entries; none may be 0",
-                   (unsigned)i->num_qp, (unsigned)i->num_cq, (unsigned)i->pt_entries);
+                   "capability check: %u QPs, %u CQs (at most %u), %u protection table entries; none may be 0",
+                   (unsigned)i->num_qp, (unsigned)i->num_cq, (unsigned)max_cq, (unsigned)i->pt_entries);
     unsigned port = d->hal.ops->index(d->hal.ctx);
     i->ipv4 = 0x0A000001u + port;
     uint8_t mac[6] = {0x02, 0, 0, 0, 0, (uint8_t)(port + 1)};

@@ -33,6 +33,7 @@ usage: gen_spec.py rnic.toml OUTDIR
 """
 import re
 import sys
+import ast
 import tomllib
 from pathlib import Path
 
@@ -81,7 +82,11 @@ def load(path):
     with open(path, "rb") as f:
         spec = tomllib.load(f)
     sv_parts = [Path(path).parent / p for p in spec.get("sv_package_parts", [])]
-    params = {k: v["value"] for k, v in spec["params"].items()}
+    params = {}
+    for k, v in spec["params"].items():
+        if ("value" in v) == ("expr" in v):
+            die(f"parameter {k}: one of value and expr")
+        params[k] = v["value"] if "value" in v else eval_expr(v["expr"], params, k)
     regs = spec.get("reg", [])
     seen = {}
     for r in regs:
@@ -249,6 +254,28 @@ def value_params(v):
     return [m.group(1) if m else v]
 
 
+def eval_expr(text, params, where):
+    """A derived parameter: integers, the parameters above it, + - * and
+    // (floor division), and parentheses; nothing else is evaluated."""
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.FloorDiv: lambda a, b: a // b}
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in params:
+            return params[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](ev(node.left), ev(node.right))
+        die(f"parameter {where}: {text!r} is not integers, earlier parameters, + - * // and parentheses")
+    try:
+        return ev(ast.parse(text, mode="eval"))
+    except SyntaxError:
+        die(f"parameter {where}: {text!r} does not parse")
+
+
 def eval_value(v, params, where):
     if isinstance(v, int):
         return v
@@ -278,8 +305,8 @@ def check_reg(r, params, enums):
     r["hwload"] = r.get("hwload", False)
     r["hwre"] = r.get("hwre", False)
     if r["count"] > 1:
-        if acc != "wo":
-            die(f"{name}: only a wo register may have a count")
+        if acc != "wo" and not (acc == "w1c" and not r["fields"]):
+            die(f"{name}: only a wo register, or a w1c one without fields, may have a count")
         st = r["stride"]
         if st < 4 or st & (st - 1):
             die(f"{name}: stride {st} is not a power of two of at least 4")
@@ -372,7 +399,10 @@ def reg2hw_members(regs):
     what the registers software wrote hold, functions of flip-flops only."""
     out = []
     for r in regs:
-        if r["kind"] == "stored":
+        if r["kind"] == "stored" and r["count"] > 1:
+            w = r["width"] * r["count"]
+            out.append((reg_id(r), logic(w), w, f"stored values, element n at [{r['width']}*n +: {r['width']}]"))
+        elif r["kind"] == "stored":
             doc = "stored value" + ("; its wo fields read 0 here (reg_access_t has them)" if r["split"] else "")
             out.append((reg_id(r), reg_type(r), r["width"], doc))
     return out
@@ -411,7 +441,10 @@ def hw2reg_members(regs):
         n, k = reg_id(r), r["kind"]
         if k == "ext" or (k == "cmd" and r["readable"]):
             out.append((n, reg_type(r) if k == "ext" else logic(r["width"]), r["width"], "what a read returns"))
-        if r["access"] == "w1c":
+        if r["access"] == "w1c" and r["count"] > 1:
+            w = r["width"] * r["count"]
+            out.append((n + "_set", logic(w), w, f"bits to set, element n at [{r['width']}*n +: {r['width']}] (a write of 1 in the same cycle clears)"))
+        elif r["access"] == "w1c":
             out.append((n + "_set", reg_type(r), r["width"], "bits to set (a write of 1 in the same cycle clears)"))
         if r["hwload"]:
             out.append((n + "_d", reg_type(r), r["width"], "value to load, with _de"))
@@ -561,6 +594,7 @@ def gen_decode(m):
 
     # Storage.
     flops = []   # (name, width, resval, next-state lines)
+    arr_clear = []   # (register, element width, total width): w1c arrays
     for r in regs:
         if r["kind"] != "stored":
             continue
@@ -576,6 +610,12 @@ def gen_decode(m):
             continue
         q = f"{n}_q"
         resval = sum(sg["resval"] << sg["lsb"] for sg in r["segs"])
+        if r["count"] > 1:
+            # An array of w1c words: a write clears in the element it names.
+            tw = w * r["count"]
+            arr_clear.append((n, w, tw))
+            flops.append((q, tw, 0, [f"{q} <= ({q} | h2r.{n}_set) & ~{n}_clr;"]))
+            continue
         if r["access"] == "w1c":
             lines = [f"{q} <= ({q} | h2r.{n}_set) & ~(({wr}) ? {wslice(w - 1, 0)} : {w}'d0);"]
         else:
@@ -585,6 +625,12 @@ def gen_decode(m):
         flops.append((q, w, resval, lines))
     for q, w, _, _ in flops:
         out.append(f"  {logic(w)} {q};")
+    for n, w, tw in arr_clear:
+        out.append(f"  {logic(tw)} {n}_clr;   // the bits a write clears, in the element it names")
+        out.append("  always_comb begin")
+        out.append(f"    {n}_clr = '0;")
+        out.append(f"    if (we && hit.{n}) {n}_clr[{w} * {n}_idx +: {w}] = {wslice(w - 1, 0)};")
+        out.append("  end")
     out.append("  always_ff @(posedge clk) begin")
     out.append("    if (!rst_n || clear) begin")
     for q, w, rv, _ in flops:
@@ -632,8 +678,9 @@ def gen_decode(m):
     out.append("    rdata = 32'd0;")
     out.append("    if (re) begin")
     out.append("      unique case (req_addr)")
+    readable_arrays = [r for r in regs if r["readable"] and r["count"] > 1]
     for r in regs:
-        if not r["readable"]:
+        if not r["readable"] or r["count"] > 1:
             continue
         n, k = reg_id(r), r["kind"]
         if k == "const":
@@ -648,6 +695,9 @@ def gen_decode(m):
         out.append(f"        rnic_pkg::REG_{r['name']}: rdata = {cat(parts)};")
     out.append("        default: rdata = 32'd0;")
     out.append("      endcase")
+    for r in readable_arrays:
+        n, w = reg_id(r), r["width"]
+        out.append(f"      if (hit.{n}) rdata = 32'({n}_q[{w} * {n}_idx +: {w}]);")
     out.append("    end")
     out.append("  end")
     out.append("endmodule")
@@ -1026,7 +1076,8 @@ def gen_md(m):
     out = [f"<!-- {BANNER} -->", "# RNIC hardware interface", "",
            "## Parameters", "", "| name | value | meaning |", "| --- | --- | --- |"]
     for k, v in spec["params"].items():
-        out.append(f"| {k} | {v['value']} | {cell(v['doc'])} |")
+        value = v["value"] if "value" in v else f"{m['params'][k]} (`{v['expr']}`)"
+        out.append(f"| {k} | {value} | {cell(v['doc'])} |")
     out += ["", "## BAR0 registers", "", "| offset | name | access | meaning |", "| --- | --- | --- | --- |"]
     for r in regs:
         off = f"0x{r['offset']:04X}"

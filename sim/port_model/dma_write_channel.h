@@ -34,7 +34,7 @@ public:
 private:
     struct Completion {
         uint64_t due;
-        uint8_t tag;
+        uint16_t tag;
         bool err;
     };
 
@@ -45,7 +45,7 @@ private:
     bool in_burst_ = false;
     uint64_t addr_ = 0;
     uint32_t len_ = 0;
-    uint8_t tag_ = 0;
+    uint16_t tag_ = 0;
     bool bad_ = false;   // the burst in progress broke the port rules
     std::vector<uint8_t> buf_;
     std::deque<Completion> cpls_;

@@ -23,7 +23,7 @@ struct PortInputs {
 
     bool dma_wr_ready = false;
     bool dma_wr_cpl_valid = false;
-    uint8_t dma_wr_cpl_tag = 0;
+    uint16_t dma_wr_cpl_tag = 0;
     bool dma_wr_cpl_err = false;
 
     bool tx_tready = false;
@@ -45,7 +45,7 @@ struct PortOutputs {
     bool dma_wr_valid = false;
     uint64_t dma_wr_addr = 0;
     uint16_t dma_wr_len = 0;       // 13 bits
-    uint8_t dma_wr_tag = 0;
+    uint16_t dma_wr_tag = 0;
     uint64_t dma_wr_data = 0;
     bool dma_wr_last = false;
 

@@ -110,7 +110,7 @@ BENCH_TEST(idle) {
     // Writing a staging register is no work; a read is, until its response.
     f.bar_write(0, RNIC_REG_QP_SEL, 3);
     CHECK(f.idle(0));
-    f.bar_write(0, RNIC_REG_INTR_STATUS, 1u << b.scq[0].num);
+    f.bar_write(0, RNIC_REG_INTR_STATUS_N(b.scq[0].num / 32), 1u << (b.scq[0].num % 32));
     CHECK(f.idle(0));
     CHECK(!f.irq(0));
 

@@ -79,7 +79,7 @@ int main(void) {
     CHECK_EQ(rnic_sim_bar_read32(d0, RNIC_REG_STATUS) & RNIC_STATUS_BAD_REG_MASK, 0);
 
     /* No interrupt pending: wait_irq runs its whole budget. */
-    CHECK_EQ(rnic_sim_bar_read32(d0, RNIC_REG_INTR_STATUS), 0);
+    CHECK_EQ(rnic_sim_bar_read32(d0, RNIC_REG_INTR_STATUS_N(0)), 0);
     c1 = rnic_sim_cycle();
     CHECK_EQ(rnic_sim_wait_irq(d0, 250), 250);
     CHECK_EQ(rnic_sim_cycle(), c1 + 250);

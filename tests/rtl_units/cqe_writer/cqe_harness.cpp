@@ -135,7 +135,7 @@ void CqeHarness::check_beat() {
     const Vrnic_cqe_writer &d = *dut_;
     CHECK_EQ(d.w_addr, expect_addr_);
     CHECK_EQ(d.w_len, RNIC_CQE_BYTES);
-    CHECK_EQ(d.w_tag, 0x80u | req_.cq);
+    CHECK_EQ(d.w_tag, 0x8000u | req_.cq);
     CHECK_EQ(d.w_data, expect_words_[beat_]);
     CHECK_EQ(d.w_last, beat_ == kWords - 1);
 }
@@ -323,7 +323,7 @@ void CqeHarness::cycle(const CqeIn &in) {
 
     // ---- registered outputs: the write completion of this cycle.
     const unsigned cpl_cq = in.cpl_cq % CqModel::kNumCq;
-    CHECK_EQ(d.intr_set, (in.cpl && !in.cpl_err) ? (1u << cpl_cq) : 0u);
+    CHECK_EQ(d.intr_set, (in.cpl && !in.cpl_err) ? (1ull << cpl_cq) : 0ull);
     CHECK_EQ(d.fault, in.cpl && in.cpl_err);
     if (in.cpl && in.cpl_err) {
         fault_addr_known_ = cpl_q.base_known;

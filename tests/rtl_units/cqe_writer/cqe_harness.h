@@ -99,7 +99,7 @@ public:
     std::deque<unsigned> &bursts() { return bursts_; }
     // Outputs as the last cycle left them.
     bool db_ok() const { return db_ok_; }
-    uint32_t intr_set() const { return dut_->intr_set; }
+    uint64_t intr_set() const { return dut_->intr_set; }
     bool fault() const { return dut_->fault; }
     uint32_t fault_addr() const { return dut_->fault_addr; }
     const CqeStats &stats() const { return stats_; }

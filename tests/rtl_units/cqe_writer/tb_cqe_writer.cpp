@@ -435,6 +435,14 @@ UNIT_TEST(interrupts) {
         CHECK_EQ(h.fault(), n == 2);
     }
     CHECK_EQ(h.fault_addr(), static_cast<uint32_t>(base2));
+    // The last CQ: its own bit, past the first 32 (INTR_STATUS word 1 and on).
+    const unsigned top = CqModel::kNumCq - 1;
+    create(h, top, 0x90000, 4);
+    CHECK_EQ(h.post(cqe(top, 30)).addr, 0x90000u);
+    in.cpl_cq = top;
+    in.cpl_err = false;
+    h.cycle(in);
+    CHECK_EQ(h.intr_set(), 1ull << top);
     // A completion in the same cycle as a CQE's beats and done.
     h.request(cqe(9, 20));
     in.cpl_cq = 9;
@@ -444,7 +452,7 @@ UNIT_TEST(interrupts) {
         CHECK_EQ(h.intr_set(), i == 3 ? 1u << 9 : 0u);
     }
     CHECK(!h.busy());
-    CHECK(h.stats().interrupts == 5);
+    CHECK(h.stats().interrupts == 6);
 }
 
 // Everything at once, long: random requests (to CQs that exist, are full or

@@ -185,6 +185,7 @@ QpOut QpHarness::read() const {
     o.cur_sq_pi = d.cur_sq_pi;
     o.cur_flags = d.cur_flags;
     o.cur_log_mtu = d.cur_log_mtu;
+    o.cur_state = d.cur_state;
     o.pq_state = d.pq_state;
     o.pq_sq_base = d.pq_sq_base;
     o.pq_rq_base = d.pq_rq_base;
@@ -227,6 +228,7 @@ bool QpHarness::check(const QpIn &in, const QpOut &got, const char *when) {
 
     const unsigned cur = in.cur % kNumQp, pq = in.pq % kNumQp, nxt = in.nxt % kNumQp, sel = in.cmd.sel % kNumQp;
     const QpCtx &c = model_.qp(cur);
+    cmp("cur_state", cur, got.cur_state, c.state);
     if (c.cfg_known) {
         cmp("cur_sq_base", cur, got.cur_sq_base, c.sq_base);
         cmp("cur_rq_base", cur, got.cur_rq_base, c.rq_base);

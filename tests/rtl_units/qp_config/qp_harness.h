@@ -45,6 +45,7 @@ struct QpOut {
     uint16_t cur_sq_pi = 0;
     uint8_t cur_flags = 0;
     unsigned cur_log_mtu = 0;
+    unsigned cur_state = 0;
     unsigned pq_state = 0;
     uint64_t pq_sq_base = 0, pq_rq_base = 0;
     unsigned pq_sq_log = 0, pq_rq_log = 0, pq_scq = 0;

@@ -103,8 +103,11 @@ void QpModel::edge(const QpIn &in, bool unit_db_ok) {
         }
     }
 
-    // The engine's error, the first status kept (judged before the edge).
-    if (in.err.valid) {
+    // The engine's error, the first status kept (judged before the edge);
+    // none for a QP in RESET, or reset by this cycle's command.
+    const bool err_reset = qp(in.err.qp).state == RNIC_QP_STATE_RESET ||
+                           (in.cmd.valid && in.cmd.cmd == RNIC_QP_CMD_RESET && in.cmd.sel % kNumQp == in.err.qp % kNumQp);
+    if (in.err.valid && !err_reset) {
         QpCtx &n = next[in.err.qp % kNumQp];
         n.state = RNIC_QP_STATE_ERROR;
         // An INIT in the same cycle has cleared the old status.

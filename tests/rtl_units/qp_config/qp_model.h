@@ -21,7 +21,9 @@
 //            2^16 (ci the engine's consumer index of that queue, db_sq_ci
 //            or db_rq_ci): d(value) <= ring (1 << log of that queue) and
 //            d(value) >= d(old producer index).
-//   error    (err_valid) state ERROR, from any state; the status is taken
+//   error    (err_valid) state ERROR, from any state but RESET (a QP in
+//            RESET before the edge, or reset by this cycle's command, keeps
+//            its state and status: software ended it); the status is taken
 //            only when the QP has none (before the edge), so the first one
 //            is kept until an INIT clears it. Status 0 is none: the next
 //            error's is taken. With an INIT on the same QP in the same cycle
@@ -36,8 +38,8 @@
 // and configuration), accepted doorbell (that index) or RTS (peer) sets
 // them. An unknown field is not compared, and a doorbell rule that needs an
 // unknown ring size or producer index is "maybe" (the harness then takes
-// the unit's answer). A QP in RESET takes no doorbell, so an index stays
-// unknown until INIT unless the engine's error moves the QP out of RESET.
+// the unit's answer). A QP in RESET takes no doorbell and no error, so an
+// index stays unknown until INIT.
 #ifndef QP_MODEL_H
 #define QP_MODEL_H
 

@@ -228,13 +228,13 @@ module rnic_job_control #(
       // it, moved it to ERROR or started it afresh) sends nothing more: the
       // job ends at the packet's end, writing nothing (the flush completes
       // an ERROR QP's WQEs; a reset QP's rings may be another's by now).
-      // Nor is anything resent for it.
-      rnic_pkg::S_SQ_PKT_DONE, rnic_pkg::S_RD_RESP_DONE, rnic_pkg::S_RETRY: begin
+      // Nor is anything resent for it, nor a WQE fetched for it started.
+      rnic_pkg::S_SQ_DECODE, rnic_pkg::S_SQ_PKT_DONE, rnic_pkg::S_RD_RESP_DONE, rnic_pkg::S_RETRY: begin
         if (!cur_rts) je.st = rnic_pkg::S_IDLE;
-        else own = (j.st == rnic_pkg::S_SQ_PKT_DONE) ? OWN_REQ
-                 : (j.st == rnic_pkg::S_RD_RESP_DONE) ? OWN_RESP : OWN_COMP;
+        else own = (j.st == rnic_pkg::S_RD_RESP_DONE) ? OWN_RESP
+                 : (j.st == rnic_pkg::S_RETRY) ? OWN_COMP : OWN_REQ;
       end
-      rnic_pkg::S_SQ_DECODE, rnic_pkg::S_SQ_NOP, rnic_pkg::S_SQ_CHECK,
+      rnic_pkg::S_SQ_NOP, rnic_pkg::S_SQ_CHECK,
       rnic_pkg::S_SQ_CHECK_WAIT, rnic_pkg::S_SQ_GO, rnic_pkg::S_SQ_PKT,
       rnic_pkg::S_SQ_ERR:
         own = OWN_REQ;

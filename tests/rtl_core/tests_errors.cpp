@@ -627,7 +627,8 @@ BENCH_TEST(sequence) {
 // NIC sends at most the packets already started, resends nothing (three
 // ACK timeouts pass), writes no CQE for the QP and leaves it in RESET (the
 // engine's error for a reset QP is dropped): its rings and CQs may be
-// another QP's by now. The QP number then serves a new connection.
+// another QP's by now. A WQE whose fetch was under way at the reset is not
+// started at all. The QP number then serves a new connection.
 BENCH_TEST(reset_midway) {
     Bench b;
     // ACK timeout 1024 x 2^4 cycles, two retries: armed while the WRITE is under way.
@@ -689,6 +690,24 @@ BENCH_TEST(reset_midway) {
     // QP 2 again, on both NICs: a fresh connection moves data.
     b.d.qp_cmd(1, 2, RNIC_QP_CMD_RESET);
     b.d.qp_timers = 0;
+    b.pair(2, q0, q1);
+
+    // Reset while the WQE is being fetched (the DMA latency is 16 cycles):
+    // no frame leaves, no CQE.
+    wr.opcode = RNIC_OP_RDMA_WRITE;
+    wr.sg = {Sge{src.addr, 4096, src.key}};
+    wr.remote_addr = dst.addr;
+    wr.rkey = dst.key;
+    wr.wr_id = 4;
+    f0 = b.f.frames_sent[0];
+    b.d.post_send(q0, wr);
+    b.f.run(6);   // the doorbell taken, the fetch asked for (the bench is exact to the cycle)
+    b.d.qp_cmd(0, 2, RNIC_QP_CMD_RESET);
+    b.f.run(kQuiet);
+    CHECK_EQ(b.f.frames_sent[0], f0);
+    CHECK(!b.d.poll(b.scq[0], c));
+    CHECK_EQ(state_of(b, 0, 2), RNIC_QP_STATE_RESET);
+    b.d.qp_cmd(1, 2, RNIC_QP_CMD_RESET);
     b.pair(2, q0, q1);
     Buf dst2 = b.buffer(1, 4096, b.next_index());
     wr.opcode = RNIC_OP_RDMA_WRITE;

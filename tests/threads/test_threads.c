@@ -393,6 +393,30 @@ static uint64_t agent_seen(void)
     return n;
 }
 
+/* A wait that timed out with completions missing: say which, and whether
+ * the next one was sitting in the EVD all along (the CNO was not triggered
+ * for it) or is not there at all (the NIC or the drain never produced it).
+ * This run has failed already; the report is for whoever chases it. */
+static void agent_report_missing(void)
+{
+    pthread_mutex_lock(&agent_mu);
+    unsigned first = CNO_ROUNDS, missing = 0;
+    for (unsigned i = 0; i < CNO_ROUNDS; i++) {
+        if (agent_taken[i] == 0) {
+            missing++;
+            if (first == CNO_ROUNDS)
+                first = i;
+        }
+    }
+    pthread_mutex_unlock(&agent_mu);
+    DAT_EVENT ev;
+    const DAT_RETURN q = dat_evd_dequeue(P.s[0].req_evd, &ev);
+    fprintf(stderr,
+            "cno_agent: %u of %u completions missing, the first cookie %u; the EVD %s\n", missing,
+            (unsigned)CNO_ROUNDS, first,
+            q == DAT_SUCCESS ? "held one: the CNO missed its trigger" : "is empty: the completion never came");
+}
+
 static void *agent_waiter(void *arg)
 {
     (void)arg;
@@ -402,8 +426,10 @@ static void *agent_waiter(void *arg)
         if (r == DAT_TIMEOUT_EXPIRED && agent_seen() >= CNO_ROUNDS)
             break;   /* the agent took the last ones */
         CHECK_EQ(r, DAT_SUCCESS);
-        if (r != DAT_SUCCESS)
+        if (r != DAT_SUCCESS) {
+            agent_report_missing();
             return NULL;
+        }
         uint64_t last = UINT64_MAX;
         agent_take(&last);
     }

@@ -16,6 +16,19 @@
 // Beats leave through the engine's DMA write stream, tagged {1, cq} so the
 // write completion can be told from payload: the interrupt of a CQ is raised
 // only once its CQE is in host memory (cpl_valid), never on issue.
+//
+// The CQ contexts are RAMs, not flip-flops, so that NUM_CQ can grow into
+// the thousands: base, ring size, producer and consumer index are arrays
+// with one write port each and no reset (asynchronous reads, so LUT RAM).
+// Only single bits per CQ stay flip-flops: whether the CQ exists, and one
+// "fresh" bit per index. A CQ command and reset cannot clear an index in
+// the RAM (that would be a second write port, or NUM_CQ of them); they set
+// its fresh bit instead, and a fresh index reads as 0 whatever its RAM word
+// holds. The index's own writer (the last beat for the producer index, an
+// accepted doorbell for the consumer index) writes the RAM and clears the
+// bit. A CQ command in the same cycle as that writer, on the same CQ, loses
+// to it, as the writer's later assignment did when the indices were
+// registers.
 module rnic_cqe_writer #(
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
   localparam int unsigned CQW   = $clog2(NUM_CQ)
@@ -73,11 +86,16 @@ module rnic_cqe_writer #(
 );
   localparam logic [1:0] LAST_BEAT = 2'(rnic_pkg::CQE_WORDS - 1);
 
-  logic        c_valid [NUM_CQ];
+  // The context RAMs (one write port each, no reset: the header says why).
   logic [63:0] c_base [NUM_CQ];
   logic [3:0]  c_log [NUM_CQ];
   logic [15:0] c_pi [NUM_CQ];
   logic [15:0] c_ci [NUM_CQ];
+  // Flip-flops: the CQ exists; its producer / consumer index reads as 0
+  // (commanded or reset since its RAM word was last written).
+  logic [NUM_CQ-1:0] c_valid;
+  logic [NUM_CQ-1:0] pi_fresh;
+  logic [NUM_CQ-1:0] ci_fresh;
 
   function automatic logic [15:0] ring_mask(input logic [3:0] lg);
     ring_mask = 16'((17'd1 << lg) - 17'd1);
@@ -93,10 +111,22 @@ module rnic_cqe_writer #(
   // the producer index: never past what was written, never back (counted
   // mod 2^16 from the consumer index, as pi - ci is).
   logic [CQW-1:0] db_cq;
+  logic [15:0]    db_pi, db_ci;
   always_comb begin
     db_cq = CQW'(db_index);
+    db_pi = pi_fresh[db_cq] ? 16'd0 : c_pi[db_cq];
+    db_ci = ci_fresh[db_cq] ? 16'd0 : c_ci[db_cq];
     db_ok = 32'(db_index) < 32'(NUM_CQ) && c_valid[db_cq] &&
-            (db_value - c_ci[db_cq]) <= (c_pi[db_cq] - c_ci[db_cq]);
+            (db_value - db_ci) <= (db_pi - db_ci);
+  end
+
+  // The request's CQ, as its context reads.
+  logic [15:0] q_pi, q_ci;
+  logic [3:0]  q_log;
+  always_comb begin
+    q_pi  = pi_fresh[cqe_cq] ? 16'd0 : c_pi[cqe_cq];
+    q_ci  = ci_fresh[cqe_cq] ? 16'd0 : c_ci[cqe_cq];
+    q_log = c_log[cqe_cq];
   end
 
   // The CQE, field by field (rnic_pkg::cqe_t); word n leaves in beat n. Its
@@ -111,16 +141,16 @@ module rnic_cqe_writer #(
     cqe.qpn      = cqe_qpn;
     cqe.wqe_idx  = cqe_idx;
     cqe.is_recv  = cqe_recv;
-    cqe.phase    = ~c_pi[cqe_cq][c_log[cqe_cq]];
+    cqe.phase    = ~q_pi[q_log];
     cqe.byte_len = cqe_len;
     cqe.wr_id    = cqe_wrid;
     cqe.verdict  = cqe_verdict;
     cqe.check_key = cqe_check_key;
-    full         = (c_pi[cqe_cq] - c_ci[cqe_cq]) > ring_mask(c_log[cqe_cq]);
+    full         = (q_pi - q_ci) > ring_mask(q_log);
 
     cqe_overflow  = cqe_req && ws == W_CHECK && (!c_valid[cqe_cq] || full);
     w_valid = cqe_req && !cqe_overflow;
-    w_addr  = c_base[cqe_cq] + {48'd0, c_pi[cqe_cq] & ring_mask(c_log[cqe_cq])} * 64'(rnic_pkg::CQE_BYTES);
+    w_addr  = c_base[cqe_cq] + {48'd0, q_pi & ring_mask(q_log)} * 64'(rnic_pkg::CQE_BYTES);
     w_len   = 13'(rnic_pkg::CQE_BYTES);
     w_tag   = {1'b1, 15'(cqe_cq)};
     w_data  = cqe[64*beat +: 64];
@@ -137,20 +167,19 @@ module rnic_cqe_writer #(
       ws <= W_CHECK;
       beat <= '0;
       fault_addr <= '0;
-      for (int unsigned i = 0; i < NUM_CQ; i++) begin
-        c_valid[i] <= 1'b0;
-        c_pi[i] <= '0;
-        c_ci[i] <= '0;
-      end
+      c_valid <= '0;
+      pi_fresh <= '1;
+      ci_fresh <= '1;
     end else begin
+      // The command zeroes the indices through their fresh bits; the
+      // doorbell and the last beat below clear them again, after it, so on
+      // the same CQ they win over it (the header says why).
       if (cmd_valid) begin
         c_valid[cmd_sel] <= cmd == 2'(rnic_pkg::CQ_CMD_CREATE);
-        c_base[cmd_sel] <= cmd_base;
-        c_log[cmd_sel] <= cmd_log;
-        c_pi[cmd_sel] <= '0;
-        c_ci[cmd_sel] <= '0;
+        pi_fresh[cmd_sel] <= 1'b1;
+        ci_fresh[cmd_sel] <= 1'b1;
       end
-      if (db_valid && db_ok) c_ci[db_cq] <= db_value;
+      if (db_valid && db_ok) ci_fresh[db_cq] <= 1'b0;
       if (cpl_valid) begin
         if (cpl_err) begin
           fault <= 1'b1;
@@ -160,7 +189,7 @@ module rnic_cqe_writer #(
         end
       end
       if (cqe_last_beat) begin
-        c_pi[cqe_cq] <= c_pi[cqe_cq] + 16'd1;
+        pi_fresh[cqe_cq] <= 1'b0;
         beat <= '0;
         ws <= W_CHECK;
       end else if (w_valid) begin
@@ -170,6 +199,21 @@ module rnic_cqe_writer #(
     end
   end
 
+  // The context RAMs' write ports, one each and no reset. They are gated by
+  // rst_n as the registers' updates above are: nothing moves in reset.
+  always_ff @(posedge clk) begin
+    if (rst_n && cmd_valid) begin
+      c_base[cmd_sel] <= cmd_base;
+      c_log[cmd_sel] <= cmd_log;
+    end
+  end
+  always_ff @(posedge clk) begin
+    if (rst_n && cqe_last_beat) c_pi[cqe_cq] <= q_pi + 16'd1;
+  end
+  always_ff @(posedge clk) begin
+    if (rst_n && db_valid && db_ok) c_ci[db_cq] <= db_value;
+  end
+
 `ifndef SYNTHESIS
   // The engine keeps a request up until it is done: a CQE half written and
   // abandoned would leave a torn entry that software takes for a new one.
@@ -177,5 +221,6 @@ module rnic_cqe_writer #(
     if (rst_n && ws != W_CHECK)
       a_req_held: assert (cqe_req) else $error("CQE request dropped while its CQE was being written");
   end
+
 `endif
 endmodule

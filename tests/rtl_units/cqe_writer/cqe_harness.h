@@ -99,7 +99,12 @@ public:
     std::deque<unsigned> &bursts() { return bursts_; }
     // Outputs as the last cycle left them.
     bool db_ok() const { return db_ok_; }
-    uint64_t intr_set() const { return dut_->intr_set; }
+    // The one CQ whose bit of intr_set is set, kNoIntr if none is, kManyIntr
+    // if more than one is. intr_set is NUM_CQ bits wide: whatever the width,
+    // a cycle raises at most one interrupt, so this says all there is.
+    static constexpr int kNoIntr = -1;
+    static constexpr int kManyIntr = -2;
+    int intr_cq() const;
     bool fault() const { return dut_->fault; }
     uint32_t fault_addr() const { return dut_->fault_addr; }
     const CqeStats &stats() const { return stats_; }

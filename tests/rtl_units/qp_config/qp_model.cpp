@@ -2,7 +2,8 @@
 
 void QpModel::reset() {
     // RESET, no error status; the indices, configuration and peer forgotten
-    // (the unit does not reset them: they are what they were, or random).
+    // (the unit does not reset the RAM words; the indices read 0 through
+    // their fresh bits, which reset_indices checks).
     for (QpCtx &c : q_) c = QpCtx{};
 }
 

@@ -13,16 +13,17 @@
 //   reset_state           after power-up and after every rst_n (junk writes
 //                         on every port meanwhile): every QP RESET with no
 //                         error status at sel, pq and every look (the
-//                         indices are not reset); nothing but INIT leaves
+//                         indices: reset_indices); nothing but INIT leaves
 //                         RESET (RTS, the ERROR command and doorbells of
 //                         every kind do nothing there, the indices stay)
-//   reset_indices         the indices a QP holds after power-up or rst_n
-//                         (random, or the old ones), read from the unit:
+//   reset_indices         the indices a QP holds after rst_n read 0 (their
+//                         fresh bits), whatever their RAM words hold:
 //                         a doorbell at them that passes every clause but
 //                         the state is refused and writes nothing; the
 //                         engine's error does not take the QP out of RESET
-//                         (the doorbells stay refused); INIT clears both
-//                         (cur, pq and every look show 0)
+//                         (the doorbells stay refused); INIT clears both,
+//                         nonzero ones a RESET or ERROR left (cur, pq and
+//                         every look show 0)
 //   init_and_rts          INIT's fields land at every port, from every
 //                         state, clearing the indices and the error; RTS
 //                         from INIT sets the peer, the flags and the path
@@ -251,15 +252,13 @@ void check_flags(const QpOut &o, const QpCmd &k) {
 }
 
 // Every QP as after a reset: RESET, no error status, through sel, pq and
-// every look. Not the indices: they are not reset (INIT clears them, and a
-// QP in RESET takes no doorbell), so they are whatever they were, random
-// from power-up.
+// every look. Not the indices: reset_indices has those.
 void check_all_reset(QpHarness &h) {
     for (unsigned q = 0; q < kNumQp; q++) check_state(h.look(q), q, kReset, 0);
 }
 
-// q's indices while unknown to the model (after rst_n, before INIT): what
-// the unit holds, the same at cur, pq and every look.
+// q's indices as the unit holds them (after rst_n, or after RESET, before
+// INIT), the same at cur, pq and every look.
 std::pair<uint16_t, uint16_t> unknown_pis(QpHarness &h, unsigned q) {
     const QpOut o = h.look(q);
     check_pis(o, q, o.cur_sq_pi, o.pq_rq_pi);
@@ -277,7 +276,7 @@ UNIT_TEST(reset_state) {
 
     // Nothing but INIT leaves RESET: RTS, the ERROR command, doorbells of
     // every kind (reset_indices has the ones that would pass at the unit's
-    // own indices); the indices, random from power-up, stay as they were.
+    // own indices); the indices stay as they were.
     for (unsigned q = 0; q < kNumQp; q++) {
         const auto [sq, rq] = unknown_pis(h, q);
         rts(h, q);
@@ -321,11 +320,12 @@ UNIT_TEST(reset_state) {
     check_all_reset(h);
 }
 
-// After rst_n the indices are not reset: what a QP in RESET holds is
-// random from power-up, or what it was. Whatever it is, a doorbell that
-// passes every clause but the state is refused, and INIT clears both
-// indices. The indices are read from the unit (the model does not know
-// them), at cur, pq and every look alike.
+// The indices' RAM words are not reset, but rst_n sets their fresh bits:
+// after rst_n every QP's indices read 0 whatever the words hold (random from
+// power-up, or the old indices). A doorbell that passes every clause but the
+// state is refused, and writes nothing. INIT clears both indices, also when a
+// RESET left them nonzero (INIT, doorbells, RESET first). The indices are
+// read from the unit, at cur, pq and every look alike.
 UNIT_TEST(reset_indices) {
     QpHarness h(seed(0x9C08));
     Rng &r = h.rng();
@@ -349,6 +349,8 @@ UNIT_TEST(reset_indices) {
         check_all_reset(h);
         for (unsigned q = 0; q < kNumQp; q++) {
             const auto [sq, rq] = unknown_pis(h, q);
+            CHECK_EQ(sq, 0);   // rst_n set the fresh bits
+            CHECK_EQ(rq, 0);
             // At the old index with the consumer there (nothing posted),
             // and one ahead: within any ring, not behind. Refused.
             for (unsigned kind : {kSq, kRq}) {
@@ -376,6 +378,16 @@ UNIT_TEST(reset_indices) {
             check_pis(h.look(q), q, sq, rq);
         }
         // INIT clears both, in RESET or in ERROR; doorbells from 0 pass.
+        // The indices are nonzero first: rst_n left them 0.
+        for (unsigned q = 0; q < kNumQp; q++) {
+            init(h, q, 4, 4);
+            CHECK(doorbell(h, q, kSq, u16(1 + q % 16), 0));
+            CHECK(doorbell(h, q, kRq, u16(16 - q % 16), 0));
+            if (r.percent(50))
+                error(h, q, RNIC_CQE_STATUS_TRANSPORT);
+            else
+                simple(h, RNIC_QP_CMD_RESET, q);
+        }
         for (unsigned q = 0; q < kNumQp; q++) {
             const auto [sq, rq] = unknown_pis(h, q);
             cleared += (sq != 0) + (rq != 0);

@@ -105,6 +105,17 @@
 //                       paused beats INIT's; RTS, RESET, ERROR and no
 //                       command leave both; after rst_n, INIT on every
 //                       paused QP clears it
+//   fresh_collisions    a command and the job's writes around it, on its QP
+//                       and another, in the orders the unit's fresh bits
+//                       (rtl/rnic_qp_transport.sv's header) tell apart:
+//                       INIT, RTS from INIT or RESET with a job write to
+//                       its QP in the same cycle, or to another QP, then
+//                       later partial writes to both; the command twice
+//                       before the job (RTS again: the second RTS's values);
+//                       INIT then RTS then a job write naming neither's
+//                       fields; each partial write (random masks, the
+//                       command's fields, one field) the job's fields
+//                       its own, the rest the commands', by hand
 //   random_run          200,000 cycles of commands (random retry counts),
 //                       job writes and in-flight writes, often all on one
 //                       QP, and resets, the looks where the harness points
@@ -484,25 +495,38 @@ UNIT_TEST(reset_state) {
     };
 
     // Power-up (and its rst_n): every field random. Nothing is compared
-    // until INIT; the fields INIT sets are not all 0 already, or the INIT
-    // below would show nothing.
-    unsigned junk = 0;
+    // until INIT.
     for (unsigned q = 0; q < kNumQp; q++) {
         CHECK(knows_nothing(q));
         const uint64_t compared = h.stats().compared;
-        const XsOut o = h.look(q);
+        h.look(q);
         CHECK_EQ(h.stats().compared, compared);
-        for (unsigned f = 0; f < kXsFields; f++)
-            junk += (kInitClears & xs_we(static_cast<XsField>(f))) && o.cur_xs[f] != 0;
     }
-    CHECK(junk > kNumQp);
-    // INIT on each: what INIT says, whatever was there; the fields it does
-    // not set still unknown (INIT and RTS set the fields, rst_n none).
+    // INIT on each: what INIT says; the fields it does not set still
+    // unknown (INIT and RTS set the fields, rst_n none).
     for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
         command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
         expect_init(h.look(q), q, "INIT after power-up");
         CHECK_EQ(h.model().qp(q).known, kInitClears | kInitSets);
     }
+    // The unit may show INIT's values before any INIT (rst_n makes its QPs
+    // INIT-fresh), so INIT "whatever was there" is shown here on fields the
+    // job made non-zero first: two partial writes (a QP's first write
+    // after INIT, whatever it names, is where the unit fills INIT's fields
+    // in its RAM), the fields INIT sets not all 0, then INIT again.
+    unsigned junk = 0;
+    for (unsigned q = 0; q < kNumQp && !unit_stop(failures); q++) {
+        const Xs b = busy_xs(r);
+        const uint32_t part = static_cast<uint32_t>(r.next()) & kXsWeAll;
+        job(h, q, part, b);
+        job(h, q, kXsWeAll & ~part, b);
+        const XsOut o = h.look(q);
+        for (unsigned f = 0; f < kXsFields; f++)
+            junk += (kInitClears & xs_we(static_cast<XsField>(f))) && o.cur_xs[f] != 0;
+        command(h, make_cmd(r, RNIC_QP_CMD_INIT, q, r.percent(50)));
+        expect_init(h.look(q), q, "INIT after job writes");
+    }
+    CHECK(junk > kNumQp);
 
     // Every field and slot written, then rst_n with a writer of every kind
     // on the ports throughout (a command, every job enable, every in-flight
@@ -1807,6 +1831,90 @@ UNIT_TEST(paused_fields) {
         v[q] = after_command(v[q], make_cmd(r, RNIC_QP_CMD_INIT, q, false));   // sq_ci 0, paused 0
     }
     expect_view("INIT on every QP after rst_n");
+}
+
+UNIT_TEST(fresh_collisions) {
+    XsHarness h(seed(0x7A10));
+    Rng &r = h.rng();
+    const int failures = rnic_check_failures();
+    std::vector<Xs> v(kNumQp);
+    for (unsigned q = 0; q < kNumQp; q++) fill(h, q, v[q] = busy_xs(r));
+    // Job data that differs from what any command writes, so the winner shows.
+    auto job_data = [&r](const XsCmd &k) {
+        Xs d = busy_xs(r);
+        d[kSqPsn] = (k.sq_psn ^ 0x800001u) & 0xFFFFFFu;
+        d[kRqPsn] = (k.rq_psn ^ 0x800001u) & 0xFFFFFFu;
+        d[kAckedPsn] = (k.sq_psn ^ 0x400002u) & 0xFFFFFFu;
+        d[kRetryLeft] = (k.retry_cnt + 1 + r.range(0, 6)) & 7u;
+        d[kRnrLeft] = (k.rnr_retry + 1 + r.range(0, 6)) & 7u;
+        d[kKickWhy] = (RNIC_RETRY_WHY_TIMEOUT + 1 + r.range(0, 2)) & 3u;
+        return d;
+    };
+    auto pick_mask = [&r](uint32_t cmd_we) -> uint32_t {
+        switch (r.range(0, 4)) {
+        case 0: return xs_we(static_cast<XsField>(r.range(0, kXsFields - 1)));
+        case 1: return cmd_we & static_cast<uint32_t>(r.next());
+        case 2: return ~cmd_we & kXsWeAll & static_cast<uint32_t>(r.next());
+        default: return static_cast<uint32_t>(r.next()) & kXsWeAll;
+        }
+    };
+    auto apply = [](Xs &x, uint32_t we, const Xs &d) {
+        for (unsigned f = 0; f < kXsFields; f++)
+            if (we & xs_we(static_cast<XsField>(f)))
+                x[f] = d[f] & mask_of(kXsDesc[f].width);
+    };
+    const unsigned codes[] = {RNIC_QP_CMD_INIT, RNIC_QP_CMD_RTS, RNIC_QP_CMD_RESET};
+    unsigned cases = 0;
+    for (unsigned round = 0; round < 600 && !unit_stop(failures); round++) {
+        const unsigned q = r.range(0, kNumQp - 1), p = (q + r.range(1, kNumQp - 1)) % kNumQp;
+        const unsigned code = codes[round % 3];
+        const XsCmd k = make_cmd(r, code, q, true);
+        const uint32_t cmd_we = cmd_effect(k).we;
+        const unsigned shape = (round / 3) % 5;
+        // 0: the job on q in the command's cycle; 1: on p in that cycle;
+        // 2: the command twice (new values the second time), the job on q
+        // with the second; 3: INIT, then RTS from INIT with the job on q,
+        // naming any field; 4: the command alone, the job on p, then on q.
+        if (shape == 2) {
+            const XsCmd first = make_cmd(r, code, q, true);
+            command(h, first);
+            v[q] = after_command(v[q], first);
+        }
+        if (shape == 3) {
+            const XsCmd init = make_cmd(r, RNIC_QP_CMD_INIT, q, false);
+            command(h, init);
+            v[q] = after_command(v[q], init);
+        }
+        const XsCmd kk = shape == 3 ? make_cmd(r, RNIC_QP_CMD_RTS, q, true) : k;
+        XsIn in = idle(r);
+        in.cmd = kk;
+        if (shape == 4) {
+            h.cycle(in);
+            v[q] = after_command(v[q], kk);
+            in = idle(r);
+        }
+        in.job.qp = shape == 1 || shape == 4 ? p : q;
+        in.job.we = pick_mask(cmd_effect(kk).we | cmd_we);
+        in.job.data = job_data(kk);
+        h.cycle(in);
+        if (shape != 4)
+            v[q] = after_command(v[q], kk);
+        apply(v[in.job.qp], in.job.we, in.job.data);
+        expect_xs(h.look(q), q, v[q], "the command's QP after the collision");
+        expect_xs(h.look(p), p, v[p], "the other QP after the collision");
+        // Later partial writes to both: what the first left stays.
+        for (unsigned w = 0; w < 2; w++) {
+            const unsigned t = w ? p : q;
+            const uint32_t we = pick_mask(cmd_effect(kk).we);
+            const Xs d = job_data(kk);
+            job(h, t, we, d);
+            apply(v[t], we, d);
+        }
+        expect_xs(h.look(q), q, v[q], "the command's QP after later writes");
+        expect_xs(h.look(p), p, v[p], "the other QP after later writes");
+        ++cases;
+    }
+    CHECK_EQ(cases, 600u);
 }
 
 UNIT_TEST(random_run) {

@@ -13,10 +13,12 @@
 //               unique makes them random), whatever the write ports carry
 //               meanwhile: a QP's fields become known again field by field,
 //               through INIT and RTS or the job, a slot's through an
-//               in-flight write. (The unit keeps them, and takes no write
-//               while rst_n is low; the header promises neither and no QP
-//               reads a field before INIT, nor a slot before its WQE starts,
-//               so neither is checked.)
+//               in-flight write. (The unit takes no write while rst_n is
+//               low and keeps its RAM words, but rst_n makes the fields
+//               INIT sets read as INIT's values; the header promises
+//               none of it to a reader and no QP reads a field before
+//               INIT, nor a slot before its WQE starts, so none is
+//               checked.)
 //   command     (cmd_valid) on cmd_sel. INIT: kInitClears (a new
 //               connection: indices, holds, counters, MSN, wr_left so that
 //               no WRITE continues from a previous one, and the reliability

@@ -29,7 +29,7 @@ What each output gets:
   in hex as GTKWave shows a signal as wide as the enum. The views in
   waveforms/ show trace_event, verdicts, statuses and opcodes through them.
 
-usage: gen_spec.py rnic.toml OUTDIR
+usage: gen_spec.py rnic.toml OUTDIR [NAME=NUMBER ...]   (overrides a parameter's value)
 """
 import re
 import sys
@@ -78,9 +78,16 @@ def type_name(name):
     return name.lower() + "_t"
 
 
-def load(path):
+def load(path, overrides=None):
     with open(path, "rb") as f:
         spec = tomllib.load(f)
+    # A build at another size (DATA_BYTES=32, NUM_QP=1024) overrides a
+    # parameter's value here, before anything derives from it, so the
+    # package, the headers and the docs of that build agree with each other.
+    for k, v in (overrides or {}).items():
+        if k not in spec["params"] or "value" not in spec["params"][k]:
+            die(f"override {k}: not a parameter with a value in {path}")
+        spec["params"][k]["value"] = v
     sv_parts = [Path(path).parent / p for p in spec.get("sv_package_parts", [])]
     params = {}
     for k, v in spec["params"].items():
@@ -1147,9 +1154,15 @@ def write_if_changed(path, text):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    model = load(sys.argv[1])
+    overrides = {}
+    for arg in sys.argv[3:]:
+        name, eq, value = arg.partition("=")
+        if not eq or not value.isdigit():
+            sys.exit(f"gen_spec.py: override {arg!r} is not NAME=NUMBER")
+        overrides[name] = int(value)
+    model = load(sys.argv[1], overrides)
     outdir = Path(sys.argv[2])
     outdir.mkdir(parents=True, exist_ok=True)
     write_if_changed(outdir / "rnic_pkg.sv", gen_sv(model))

@@ -31,6 +31,7 @@
 // registers.
 module rnic_cqe_writer #(
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
+  parameter int unsigned W      = rnic_pkg::DATA_BYTES,   // bytes a DMA write beat
   localparam int unsigned CQW   = $clog2(NUM_CQ)
 ) (
   input  logic           clk,
@@ -73,7 +74,7 @@ module rnic_cqe_writer #(
   output logic [63:0]    w_addr,
   output logic [12:0]    w_len,
   output logic [15:0]    w_tag,
-  output logic [63:0]    w_data,
+  output logic [8*W-1:0] w_data,
   output logic           w_last,
 
   // DMA write completions of CQE bursts (tag bit 15 set).
@@ -84,7 +85,11 @@ module rnic_cqe_writer #(
   output logic           fault,          // the host refused a CQE: no interrupt
   output logic [31:0]    fault_addr
 );
-  localparam logic [1:0] LAST_BEAT = 2'(rnic_pkg::CQE_WORDS - 1);
+  // A CQE is CQE_BYTES in ceil(CQE_BYTES / W) beats: at 64 bytes a beat,
+  // one beat with w_len saying only its first half is the CQE.
+  localparam int unsigned BEATS = (rnic_pkg::CQE_BYTES + W - 1) / W;
+  localparam int unsigned BW    = (BEATS > 1) ? $clog2(BEATS) : 1;
+  localparam logic [BW-1:0] LAST_BEAT = BW'(BEATS - 1);
 
   // The context RAMs (one write port each, no reset: the header says why).
   logic [63:0] c_base [NUM_CQ];
@@ -105,7 +110,7 @@ module rnic_cqe_writer #(
   // offered); W_DATA: its later beats, or its first while w_ready was low.
   typedef enum logic { W_CHECK, W_DATA } wstate_t;
   wstate_t     ws;
-  logic [1:0]  beat;
+  logic [BW-1:0] beat;
 
   // A doorbell may move the consumer index anywhere between where it is and
   // the producer index: never past what was written, never back (counted
@@ -129,10 +134,12 @@ module rnic_cqe_writer #(
     q_log = c_log[cqe_cq];
   end
 
-  // The CQE, field by field (rnic_pkg::cqe_t); word n leaves in beat n. Its
+  // The CQE, field by field (rnic_pkg::cqe_t); bytes nW to nW + W - 1 leave
+  // in beat n. Its
   // phase bit flips each time the producer index wraps the ring, so software
   // finds new CQEs without a shared producer index.
   rnic_pkg::cqe_t cqe;
+  logic [8*W*BEATS-1:0] cqe_beats;   // the CQE, zero-padded to whole beats
   logic           full;
   always_comb begin
     cqe          = '0;
@@ -153,7 +160,9 @@ module rnic_cqe_writer #(
     w_addr  = c_base[cqe_cq] + {48'd0, q_pi & ring_mask(q_log)} * 64'(rnic_pkg::CQE_BYTES);
     w_len   = 13'(rnic_pkg::CQE_BYTES);
     w_tag   = {1'b1, 15'(cqe_cq)};
-    w_data  = cqe[64*beat +: 64];
+    cqe_beats = '0;
+    cqe_beats[8*rnic_pkg::CQE_BYTES-1:0] = cqe;
+    w_data  = cqe_beats[8*W*beat +: 8*W];
     w_last  = beat == LAST_BEAT;
 
     cqe_last_beat = w_valid && w_ready && w_last;
@@ -193,7 +202,7 @@ module rnic_cqe_writer #(
         beat <= '0;
         ws <= W_CHECK;
       end else if (w_valid) begin
-        if (w_ready) beat <= beat + 2'd1;
+        if (w_ready) beat <= beat + BW'(1);
         ws <= W_DATA;
       end
     end

@@ -31,7 +31,9 @@ module rnic_engine #(
   parameter int unsigned NUM_QP = rnic_pkg::NUM_QP,
   parameter int unsigned NUM_CQ = rnic_pkg::NUM_CQ,
   parameter int unsigned W = rnic_pkg::DATA_BYTES,
-  parameter int unsigned RXD = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES
+  parameter int unsigned RXD = (rnic_pkg::MTU + 128) / W,
+  // The receive buffer's header window, in words (rnic_top says why).
+  localparam int unsigned HDR_WORDS = (rnic_pkg::RX_HDR_BYTES + W - 1) / W
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -117,7 +119,7 @@ module rnic_engine #(
   output logic [7:0]  dma_rd_req_tag,
   input  logic        dma_rd_rsp_valid,
   output logic        dma_rd_rsp_ready,
-  input  logic [63:0] dma_rd_rsp_data,
+  input  logic [8*W-1:0] dma_rd_rsp_data,
   input  logic        dma_rd_rsp_last,
   input  logic        dma_rd_rsp_err,
   output logic        dma_wr_valid,
@@ -125,7 +127,7 @@ module rnic_engine #(
   output logic [63:0] dma_wr_addr,
   output logic [12:0] dma_wr_len,
   output logic [15:0] dma_wr_tag,
-  output logic [63:0] dma_wr_data,
+  output logic [8*W-1:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
   input  logic [15:0] dma_wr_cpl_tag,
@@ -135,15 +137,17 @@ module rnic_engine #(
   output logic [15:0] fr_len,
   input  logic        fr_free,         // rnic_tx_framer's free_next
   input  logic        fr_push_ok,
-  output logic [63:0] fr_push_data,
-  output logic [3:0]  fr_push_n,
+  output logic [8*W-1:0] fr_push_data,
+  output logic [$clog2(W):0] fr_push_n,
   output logic        fr_poison,
 
   input  logic        rxb_valid,
   input  logic [15:0] rxb_len,
-  input  logic [8*80-1:0] rxb_hdr,
+  /* verilator lint_off UNUSEDSIGNAL */   // past RX_HDR_BYTES: whole words at W = 32 and 64
+  input  logic [8*W*HDR_WORDS-1:0] rxb_hdr,
+  /* verilator lint_on UNUSEDSIGNAL */
   output logic [$clog2(RXD)-1:0] rxb_rd_addr,
-  input  logic [63:0] rxb_rd_data,
+  input  logic [8*W-1:0] rxb_rd_data,
   output logic        rxb_release,
 
   output logic        trace_valid,
@@ -167,6 +171,7 @@ module rnic_engine #(
   // computation (jn), from what they keep if it writes nothing (jd).
   rnic_pkg::job_t j, jd, jn, req_jn, resp_jn, comp_jn;
   localparam int unsigned WQ_WORDS = rnic_pkg::WQE_FETCH_WORDS;
+  localparam int unsigned WPB      = W / 8;   // 64-bit WQE words a DMA beat carries
   logic [63:0] wq [WQ_WORDS];    // the WQE being worked on (read it through wqe below)
   logic [7:0]  wr_outstanding;   // payload and CQE DMA writes not yet completed
   // The fetch's WQE's SGE count: in the beat itself while word 0 arrives,
@@ -320,7 +325,7 @@ module rnic_engine #(
   logic [31:0] p_rkey, p_rlen;
   logic [15:0] p_off, p_plen;
   rnic_hdr_parse u_parse (
-    .hdr(rxb_hdr), .frame_len(rxb_len), .my_ip(ipv4), .is_roce(p_roce), .opcode(p_op),
+    .hdr(rxb_hdr[8*rnic_pkg::RX_HDR_BYTES-1:0]), .frame_len(rxb_len), .my_ip(ipv4), .is_roce(p_roce), .opcode(p_op),
     .solicited(p_se), .pad(p_pad), .dest_qp(p_qp), .ack_req(p_ackreq), .psn(p_psn),
     .reth_va(p_va), .reth_rkey(p_rkey), .reth_len(p_rlen), .aeth_syndrome(p_syn),
     .payload_off(p_off), .payload_len(p_plen), .len_ok(p_len_ok));
@@ -420,10 +425,11 @@ module rnic_engine #(
   // set for a CQE (bits 14:0 its CQ: the interrupt is raised only once the
   // CQE is in host memory), clear for payload.
   logic        w_valid, w_ready, w_last;
-  logic [63:0] w_addr, w_data;
+  logic [63:0] w_addr;
+  logic [8*W-1:0] w_data;
   logic [12:0] w_len;
   logic [15:0] w_tag;
-  rnic_beat_fifo #(.WIDTH(64 + 13 + 16 + 64 + 1)) u_wr_out (
+  rnic_beat_fifo #(.WIDTH(64 + 13 + 16 + 8 * W + 1)) u_wr_out (
     .clk, .rst_n, .in_valid(w_valid), .in_ready(w_ready), .in_data({w_addr, w_len, w_tag, w_data, w_last}),
     .out_valid(dma_wr_valid), .out_ready(dma_wr_ready),
     .out_data({dma_wr_addr, dma_wr_len, dma_wr_tag, dma_wr_data, dma_wr_last}));
@@ -451,7 +457,7 @@ module rnic_engine #(
   logic [12:0] tx_rd_req_len;
   logic        tx_fault;
   logic [31:0] tx_fault_addr;
-  rnic_tx_gather u_gather (
+  rnic_tx_gather #(.W(W)) u_gather (
     .clk, .rst_n, .start(st == rnic_pkg::S_TX), .started(tx_started), .done(tx_done), .poison(tx_poison),
     .idle(tx_idle), .src_mac(mac), .src_ip(ipv4), .dst_mac(cur_rmac), .dst_ip(cur_rip),
     .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .dest_qp(cur_rqpn),
@@ -470,7 +476,8 @@ module rnic_engine #(
   // at parse) over the cursor's segments.
   logic        sc_done, sc_overrun, sc_idle;
   logic        sc_w_valid, sc_w_last;
-  logic [63:0] sc_w_addr, sc_w_data;
+  logic [63:0] sc_w_addr;
+  logic [8*W-1:0] sc_w_data;
   logic [12:0] sc_w_len;
   rnic_rx_scatter #(.W(W), .RXD(RXD)) u_scatter (
     .clk, .rst_n, .load(parsing), .load_off(p_off), .load_len(p_plen),
@@ -487,14 +494,15 @@ module rnic_engine #(
   logic        cqe_last_beat;   // read by rnic_engine_checker only
   /* verilator lint_on UNUSEDSIGNAL */
   logic        cqe_w_valid, cqe_w_last;
-  logic [63:0] cqe_w_addr, cqe_w_data;
+  logic [63:0] cqe_w_addr;
+  logic [8*W-1:0] cqe_w_data;
   logic [12:0] cqe_w_len;
   logic [15:0] cqe_w_tag;
   logic        cqe_fault;
   logic [31:0] cqe_fault_addr;
   logic [2:0]  cqe_verdict;     // what a refusal names (rnic_port_arbiter)
   logic [31:0] cqe_check_key;
-  rnic_cqe_writer #(.NUM_CQ(NUM_CQ)) u_cqe (
+  rnic_cqe_writer #(.NUM_CQ(NUM_CQ), .W(W)) u_cqe (
     .clk, .rst_n,
     .cmd_valid(cq_cmd_valid), .cmd(cq_cmd), .cmd_sel(cq_sel), .cmd_base(cq_base), .cmd_log(cq_log),
     .db_valid(db_valid && db_kind == 2'd2), .db_index(16'(db_index)), .db_value, .db_ok(cq_db_ok),
@@ -526,7 +534,7 @@ module rnic_engine #(
     .bind_link, .bind_done, .bind_ok);
 
   // The shared ports: DMA reads and writes, local and remote checks.
-  rnic_port_arbiter u_ports (
+  rnic_port_arbiter #(.W(W)) u_ports (
     .clk, .rst_n, .st,
     .fetch_addr(j.fetch_addr), .fetch_n(j.fetch_n), .fetch_i(j.fetch_i), .fetch_nsge,
     .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_last(dma_rd_rsp_last), .fetch_cut, .rd_tail, .tx_rd_req_valid, .tx_rd_req_addr, .tx_rd_req_len,
@@ -656,7 +664,10 @@ module rnic_engine #(
       db_ev_arg <= '0;
     end else begin
       j <= jn;
-      if (st == rnic_pkg::S_FETCH_DATA && dma_rd_rsp_valid) wq[j.fetch_i[3:0]] <= dma_rd_rsp_data;
+      // Beat i of a fetch carries words i * WPB to i * WPB + WPB - 1.
+      if (st == rnic_pkg::S_FETCH_DATA && dma_rd_rsp_valid)
+        for (int unsigned k = 0; k < WPB; k++)
+          if (32'(j.fetch_i) * WPB + k < WQ_WORDS) wq[32'(j.fetch_i) * WPB + k] <= dma_rd_rsp_data[64*k +: 64];
       // A doorbell event names the queue and carries {kind, new index};
       // kind 0 send, 1 receive, 2 CQ consumer (the context store or the CQE
       // writer applies it). A refused doorbell is no event.

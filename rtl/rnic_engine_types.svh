@@ -14,6 +14,10 @@
   // rest of WQE_BYTES is room no field uses; fetching it would cost one
   // beat a word on every WQE (4 of 16 at the defaults).
   localparam int unsigned WQE_FETCH_WORDS = WQE_SGE_WORD + 2 * MAX_SGE;
+  // The bytes of a received frame rnic_hdr_parse reads: the fields end
+  // with the RETH at byte 70; 80 kept the buffer's header window whole
+  // 8-byte words. The receive buffer keeps ceil(80 / DATA_BYTES) words apart.
+  localparam int unsigned RX_HDR_BYTES = 80;
 
   // Host address of WQE `idx` (mod the ring's 2^lg entries) of a ring at `base`.
   function automatic logic [63:0] wqe_addr(input logic [63:0] base, input logic [15:0] idx,

@@ -2,7 +2,7 @@
 // frame (wire order, byte i in hdr[8*i +: 8]) and says whether it is a
 // RoCEv2 frame for this port at all.
 module rnic_hdr_parse (
-  input  logic [8*80-1:0] hdr,
+  input  logic [8*rnic_pkg::RX_HDR_BYTES-1:0] hdr,
   input  logic [15:0]  frame_len,
   input  logic [31:0]  my_ip,
   output logic         is_roce,       // IPv4, UDP 4791, addressed to my_ip

@@ -18,8 +18,10 @@
 //
 // A WQE fetch asks for every word a WQE may use (WQE_FETCH_WORDS) before it
 // knows how many SGEs the WQE has; word 0 says. The fetch ends (fetch_cut)
-// with the last word the WQE uses, so a one-SGE WQE goes on six beats
-// before the fetch's last; the beats still to come (rd_tail) are taken
+// with the beat that holds the last word the WQE uses, so at 8 bytes a
+// one-SGE WQE goes on six beats before the fetch's last (at 64 the fetch
+// is two beats, and the one-SGE WQE needs only the first); the beats still
+// to come (rd_tail) are taken
 // and dropped, and no fetch and no gather is given a beat until they are
 // gone (the read port answers in order). The dropped words are SGEs past
 // num_sge, which nothing reads.
@@ -30,6 +32,8 @@
 // when it resumes), so the CQE can tell software which check refused and on
 // which key (VERDICT and CHECK_KEY) instead of one status for all.
 module rnic_port_arbiter #(
+  parameter  int unsigned W   = rnic_pkg::DATA_BYTES,   // bytes a DMA beat
+  localparam int unsigned WPB = W / 8,                  // 64-bit WQE words a beat
   localparam int unsigned S   = rnic_pkg::MAX_SGE,
   localparam int unsigned SIW = $clog2(S)
 ) (
@@ -40,7 +44,7 @@ module rnic_port_arbiter #(
   // DMA reads: the job's WQE fetch or the gather.
   input  logic [63:0]             fetch_addr,
   input  logic [4:0]              fetch_n,        // 64-bit words
-  input  logic [4:0]              fetch_i,        // beats of the fetch taken
+  input  logic [4:0]              fetch_i,        // beats of the fetch taken (WPB words each)
   input  logic [7:0]              fetch_nsge,     // NUM_SGE of the WQE being fetched (its word 0)
   input  logic                    rd_rsp_valid,
   input  logic                    rd_rsp_last,
@@ -60,19 +64,19 @@ module rnic_port_arbiter #(
   input  logic                    sc_w_valid,
   input  logic [63:0]             sc_w_addr,
   input  logic [12:0]             sc_w_len,
-  input  logic [63:0]             sc_w_data,
+  input  logic [8*W-1:0]             sc_w_data,
   input  logic                    sc_w_last,
   input  logic                    cqe_w_valid,
   input  logic [63:0]             cqe_w_addr,
   input  logic [12:0]             cqe_w_len,
   input  logic [15:0]             cqe_w_tag,
-  input  logic [63:0]             cqe_w_data,
+  input  logic [8*W-1:0]             cqe_w_data,
   input  logic                    cqe_w_last,
   output logic                    w_valid,
   output logic [63:0]             w_addr,
   output logic [12:0]             w_len,
   output logic [15:0]             w_tag,
-  output logic [63:0]             w_data,
+  output logic [8*W-1:0]             w_data,
   output logic                    w_last,
 
   // Local checks: the WQE's SGEs (chk_i of them), or the bind unit's.
@@ -153,20 +157,21 @@ module rnic_port_arbiter #(
 
   // The words the WQE uses: its header and num_sge SGEs (too many SGEs is
   // BAD_WQE, which the header says).
-  logic [4:0] tail_n;
+  logic [4:0] tail_n, fetch_beats;
   logic [5:0] used_words;
   always_comb begin
     used_words = 6'(rnic_pkg::WQE_SGE_WORD) +
                  ((fetch_nsge > 8'(S)) ? 6'd0 : 6'(rnic_pkg::SGE_WORDS) * 6'(fetch_nsge));
     fetch_cut  = st == rnic_pkg::S_FETCH_DATA && rd_rsp_valid &&
-                 (rd_rsp_last || 6'(fetch_i) + 6'd1 >= used_words);
+                 (rd_rsp_last || (32'(fetch_i) + 32'd1) * WPB >= 32'(used_words));
+    fetch_beats = 5'((32'(fetch_n) + WPB - 1) / WPB);
     rd_tail    = tail_n != 5'd0;
   end
   always_ff @(posedge clk) begin
     if (!rst_n)
       tail_n <= '0;
     else if (fetch_cut && !rd_rsp_last)
-      tail_n <= fetch_n - fetch_i - 5'd1;
+      tail_n <= fetch_beats - fetch_i - 5'd1;
     else if (rd_tail && rd_rsp_valid)
       tail_n <= tail_n - 5'd1;
   end

@@ -19,7 +19,7 @@
 module rnic_rx_scatter #(
   parameter int unsigned W   = rnic_pkg::DATA_BYTES,
   parameter int unsigned MTU = rnic_pkg::MTU,
-  parameter int unsigned RXD = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES
+  parameter int unsigned RXD = (rnic_pkg::MTU + 128) / W
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -34,7 +34,7 @@ module rnic_rx_scatter #(
 
   // The receive buffer's frame.
   output logic [$clog2(RXD)-1:0] rxb_rd_addr,
-  input  logic [63:0] rxb_rd_data,
+  input  logic [8*W-1:0] rxb_rd_data,
 
   // The destination.
   input  logic        seg_more,
@@ -49,10 +49,13 @@ module rnic_rx_scatter #(
   input  logic        w_ready,
   output logic [63:0] w_addr,
   output logic [12:0] w_len,
-  output logic [63:0] w_data,
+  output logic [8*W-1:0] w_data,
   output logic        w_last
 );
   localparam logic [31:0] MTU32 = 32'(MTU);
+  localparam int unsigned LW = $clog2(W);       // byte-in-word bits
+  localparam int unsigned NW = LW + 1;          // a count of 0..W bytes
+  localparam int unsigned QC = $clog2(3 * W) + 1;   // the queue's count and space (its CAP is 3W)
 
   logic [15:0] src_off, src_left;
   logic [31:0] scat_left;     // bytes not yet given a burst
@@ -63,10 +66,9 @@ module rnic_rx_scatter #(
     min32 = (x < y) ? x : y;
   endfunction
 
-  logic [63:0] q_head;
-  logic [5:0]  q_count, q_space;
-  logic [3:0]  q_push_n, q_pop_n;
-  logic [63:0] q_push_data;
+  logic [8*W-1:0] q_head, q_push_data;
+  logic [QC-1:0]  q_count, q_space;
+  logic [NW-1:0]  q_push_n, q_pop_n;
   // Cleared when a frame is loaded: normally empty then already (every
   // byte placed), but bytes read ahead of an overrun must not come out at
   // the head of the next frame.
@@ -78,30 +80,30 @@ module rnic_rx_scatter #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic [15:0] src_word;   // only the bits that address the buffer matter
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [2:0]  src_skip;
-  logic [3:0]  src_n;
+  logic [LW-1:0] src_skip;
+  logic [NW-1:0] src_n;
   logic        src_go;
   always_comb begin
-    src_word    = src_off >> 3;
-    src_skip    = src_off[2:0];
+    src_word    = src_off >> LW;
+    src_skip    = src_off[LW-1:0];
     rxb_rd_addr = src_word[$clog2(RXD)-1:0];
-    src_n       = 4'(min32(32'd8 - 32'(src_skip), 32'(src_left)));
-    src_go      = start && src_left != 16'd0 && q_space >= 6'd8;
+    src_n       = NW'(min32(32'(W) - 32'(src_skip), 32'(src_left)));
+    src_go      = start && src_left != 16'd0 && q_space >= QC'(W);
     q_push_data = rxb_rd_data >> (8 * src_skip);
-    q_push_n    = src_go ? src_n : 4'd0;
+    q_push_n    = src_go ? src_n : NW'(0);
   end
 
   // Sink: byte queue -> the open burst.
-  logic [3:0]  sink_n;
+  logic [NW-1:0] sink_n;
   logic [31:0] piece;
   always_comb begin
-    sink_n  = (sink_beat_left >= 13'd8) ? 4'd8 : sink_beat_left[3:0];
-    w_valid = start && sink_active && q_count >= 6'(sink_n);
+    sink_n  = (sink_beat_left >= 13'(W)) ? NW'(W) : NW'(sink_beat_left);
+    w_valid = start && sink_active && q_count >= QC'(sink_n);
     // Only the beat's own bytes: the lanes above them are queue bytes the
     // source may still be pushing, and a held beat must not change.
-    w_data  = q_head & ((sink_n >= 4'd8) ? '1 : ((64'd1 << (8 * sink_n)) - 64'd1));
-    w_last  = sink_beat_left <= 13'd8;
-    q_pop_n = (w_valid && w_ready) ? sink_n : 4'd0;
+    w_data  = q_head & ~({8*W{1'b1}} << (8 * sink_n));
+    w_last  = sink_beat_left <= 13'(W);
+    q_pop_n = (w_valid && w_ready) ? sink_n : NW'(0);
     piece      = min32(min32(scat_left, seg_rem), MTU32);
     seg_next   = start && !sink_active && scat_left != 32'd0 && seg_more && seg_rem == 32'd0;
     seg_take   = start && !sink_active && scat_left != 32'd0 && seg_rem != 32'd0;

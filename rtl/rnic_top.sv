@@ -3,7 +3,10 @@
 module rnic_top #(
   parameter int unsigned NUM_QP     = rnic_pkg::NUM_QP,
   parameter int unsigned NUM_CQ     = rnic_pkg::NUM_CQ,
-  parameter int unsigned PT_ENTRIES = rnic_pkg::PT_ENTRIES
+  parameter int unsigned PT_ENTRIES = rnic_pkg::PT_ENTRIES,
+  // The datapath width is the package's: the platform and the driver read
+  // the same number (CAP_TABLE.LOG_DATA_BYTES), so it is not a knob here.
+  localparam int unsigned W         = rnic_pkg::DATA_BYTES
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -27,7 +30,7 @@ module rnic_top #(
   output logic [7:0]  dma_rd_req_tag,
   input  logic        dma_rd_rsp_valid,
   output logic        dma_rd_rsp_ready,
-  input  logic [63:0] dma_rd_rsp_data,
+  input  logic [8*W-1:0] dma_rd_rsp_data,
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [7:0]  dma_rd_rsp_tag,    // one request at a time: the tag is informational
   /* verilator lint_on UNUSEDSIGNAL */
@@ -39,7 +42,7 @@ module rnic_top #(
   output logic [63:0] dma_wr_addr,
   output logic [12:0] dma_wr_len,
   output logic [15:0] dma_wr_tag,
-  output logic [63:0] dma_wr_data,
+  output logic [8*W-1:0] dma_wr_data,
   output logic        dma_wr_last,
   input  logic        dma_wr_cpl_valid,
   input  logic [15:0] dma_wr_cpl_tag,
@@ -47,13 +50,13 @@ module rnic_top #(
 
   output logic        tx_tvalid,
   input  logic        tx_tready,
-  output logic [63:0] tx_tdata,
-  output logic [7:0]  tx_tkeep,
+  output logic [8*W-1:0] tx_tdata,
+  output logic [W-1:0]  tx_tkeep,
   output logic        tx_tlast,
   input  logic        rx_tvalid,
   output logic        rx_tready,
-  input  logic [63:0] rx_tdata,
-  input  logic [7:0]  rx_tkeep,
+  input  logic [8*W-1:0] rx_tdata,
+  input  logic [W-1:0]  rx_tkeep,
   input  logic        rx_tlast,
 
   output logic        irq,
@@ -78,7 +81,10 @@ module rnic_top #(
 );
   localparam int unsigned QW  = $clog2(NUM_QP);
   localparam int unsigned CQW = $clog2(NUM_CQ);
-  localparam int unsigned RXD = (rnic_pkg::MTU + 128) / rnic_pkg::DATA_BYTES;
+  localparam int unsigned RXD = (rnic_pkg::MTU + 128) / W;
+  // The receive buffer keeps a frame's first words apart for the parser:
+  // enough of them for the longest header it reads (rnic_hdr_parse).
+  localparam int unsigned HDR_WORDS = (rnic_pkg::RX_HDR_BYTES + W - 1) / W;
 
   // Soft reset resets everything but the register block's own response path.
   // Combinational from rst_n (both resets are synchronous): the core is in
@@ -191,8 +197,8 @@ module rnic_top #(
 
   logic        fr_start, fr_free_next, fr_push_ok, fr_poison;
   logic [15:0] fr_len;
-  logic [63:0] fr_push_data;
-  logic [3:0]  fr_push_n;
+  logic [8*W-1:0]    fr_push_data;
+  logic [$clog2(W):0] fr_push_n;
   // busy is for the framer's own bench: the engine starts a frame on
   // free_next, a cycle before busy falls.
   /* verilator lint_off PINCONNECTEMPTY */
@@ -204,10 +210,10 @@ module rnic_top #(
 
   logic        rxb_valid, rxb_release;
   logic [15:0] rxb_len;
-  logic [8*80-1:0] rxb_hdr;
+  logic [8*W*HDR_WORDS-1:0] rxb_hdr;
   logic [$clog2(RXD)-1:0] rxb_rd_addr;
-  logic [63:0] rxb_rd_data;
-  rnic_rx_buffer #(.DEPTH(RXD)) u_rx (
+  logic [8*W-1:0] rxb_rd_data;
+  rnic_rx_buffer #(.W(W), .DEPTH(RXD), .HDR_WORDS(HDR_WORDS)) u_rx (
     .clk, .rst_n(core_rst_n), .tx_waiting(tx_tvalid && !tx_tready), .rx_tvalid, .rx_tready, .rx_tdata, .rx_tkeep, .rx_tlast,
     .frame_valid(rxb_valid), .frame_len(rxb_len), .hdr(rxb_hdr), .rd_addr(rxb_rd_addr),
     .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop), .idle(rx_idle));

@@ -17,7 +17,7 @@ void DmaReadChannel::drive(uint64_t cycle, PortInputs &in, const Stall &stall) {
         presenting_ = true;
     if (!presenting_) {
         in.dma_rd_rsp_valid = false;
-        in.dma_rd_rsp_data = 0;
+        in.dma_rd_rsp_data.clear();
         in.dma_rd_rsp_tag = 0;
         in.dma_rd_rsp_last = false;
         in.dma_rd_rsp_err = false;
@@ -31,9 +31,10 @@ void DmaReadChannel::drive(uint64_t cycle, PortInputs &in, const Stall &stall) {
             std::fill(b.data.begin(), b.data.end(), 0);
         b.fetched = true;
     }
-    uint64_t beat = 0;
+    // Lanes past the burst's end are driven to zero.
+    Beat beat;
     const uint32_t n = std::min<uint32_t>(kBeatBytes, b.len - b.sent);
-    std::memcpy(&beat, b.data.data() + b.sent, n);
+    std::memcpy(beat.bytes, b.data.data() + b.sent, n);
     in.dma_rd_rsp_valid = true;
     in.dma_rd_rsp_data = beat;
     in.dma_rd_rsp_tag = b.tag;

@@ -1,11 +1,11 @@
 // rnic_top's DMA read channel, served from host memory (docs/platform.md,
 // "DMA timing"; docs/rtl-interfaces.md). A request is taken while fewer
 // than `in_flight` are waiting (0: any number); its data starts `latency`
-// cycles after it was taken, one packed 8-byte beat per cycle, bursts in
-// request order and never interleaved. Memory is read once, the whole burst,
-// when its first beat is presented; a refused burst answers every beat with
-// err and data 0. A zero-length request breaks the port rules: it is
-// answered as one refused beat.
+// cycles after it was taken, one packed beat (RNIC_DATA_BYTES) per cycle,
+// bursts in request order and never interleaved. Memory is read once, the
+// whole burst, when its first beat is presented; a refused burst answers
+// every beat with err and data 0. A zero-length request breaks the port
+// rules: it is answered as one refused beat.
 #pragma once
 
 #include <cstddef>

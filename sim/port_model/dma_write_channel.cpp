@@ -40,9 +40,8 @@ void DmaWriteChannel::take_beat(uint64_t cycle, const PortOutputs &out) {
     if (have >= len_)
         bad_ = true;   // more beats than the length needs
     if (!bad_) {
-        const uint64_t data = out.dma_wr_data;
         const uint32_t n = std::min<uint32_t>(kBeatBytes, len_ - have);
-        const uint8_t *p = reinterpret_cast<const uint8_t *>(&data);   // lane 0 first (little endian)
+        const uint8_t *p = out.dma_wr_data.bytes;   // lane 0 first
         buf_.insert(buf_.end(), p, p + n);
     }
     if (!out.dma_wr_last)

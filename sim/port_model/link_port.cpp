@@ -19,7 +19,7 @@ void LinkPort::drive(PortInputs &in, const Stall &stall) {
         rx_presenting_ = true;
     if (!rx_presenting_) {
         in.rx_tvalid = false;
-        in.rx_tdata = 0;
+        in.rx_tdata.clear();
         in.rx_tkeep = 0;
         in.rx_tlast = false;
         return;
@@ -27,11 +27,11 @@ void LinkPort::drive(PortInputs &in, const Stall &stall) {
     const Link::Frame *f = rx_->offered();
     const size_t left = f->bytes.size() - f->delivered;
     const unsigned n = static_cast<unsigned>(std::min<size_t>(kBeatBytes, left));
-    uint64_t beat = 0;
-    std::memcpy(&beat, f->bytes.data() + f->delivered, n);
+    Beat beat;
+    std::memcpy(beat.bytes, f->bytes.data() + f->delivered, n);
     in.rx_tvalid = true;
     in.rx_tdata = beat;
-    in.rx_tkeep = static_cast<uint8_t>((1u << n) - 1u);
+    in.rx_tkeep = beat_lanes(n);
     in.rx_tlast = left <= kBeatBytes;
     rx_bytes_ = n;
 }
@@ -46,7 +46,7 @@ void LinkPort::take_tx_beat(const PortOutputs &out) {
     if (!overlong_) {
         for (unsigned j = 0; j < kBeatBytes; ++j)
             if (out.tx_tkeep >> j & 1u)
-                frame_.push_back(static_cast<uint8_t>(out.tx_tdata >> (8 * j)));
+                frame_.push_back(out.tx_tdata.bytes[j]);
         if (frame_.size() > kMaxFrameBytes) {
             std::fprintf(stderr, "%s sent a frame of more than %zu bytes: dropped\n", name_.c_str(), kMaxFrameBytes);
             overlong_ = true;

@@ -8,9 +8,9 @@
 // A frame longer than kMaxFrameBytes (a NIC that never raises tlast) is cut
 // and dropped with a warning.
 //
-// rx: the oldest frame that has arrived is offered one 8-byte beat per
-// cycle, low lanes first, tkeep contiguous from lane 0; a beat stays on the
-// port until the NIC takes it.
+// rx: the oldest frame that has arrived is offered one beat
+// (RNIC_DATA_BYTES) per cycle, low lanes first, tkeep contiguous from lane
+// 0; a beat stays on the port until the NIC takes it.
 #pragma once
 
 #include <cstddef>

@@ -70,11 +70,11 @@ void PortChecker::check_tx(const PortInputs &in, const PortOutputs &out) {
     }
     if (!(out.tx_tvalid && in.tx_tready))
         return;
-    const unsigned keep = out.tx_tkeep;
+    const uint64_t keep = out.tx_tkeep;
     unsigned k = 0;
     while (k < kBeatBytes && (keep >> k & 1u))
         ++k;
-    if (keep != (1u << k) - 1 || k == 0)
+    if (keep != beat_lanes(k) || k == 0)
         report_("tx tkeep not contiguous from bit 0");
     if (!out.tx_tlast && k != kBeatBytes)
         report_("tx beat not full before the last one");

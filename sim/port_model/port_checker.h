@@ -32,8 +32,10 @@ private:
     std::function<void(const char *)> report_;
     // What was presented and not taken, as it was.
     bool rd_pending_ = false, wr_pending_ = false, tx_pending_ = false;
-    uint64_t rd_addr_ = 0, wr_addr_ = 0, wr_data_ = 0, tx_data_ = 0;
-    unsigned rd_len_ = 0, wr_len_ = 0, tx_keep_ = 0;
+    uint64_t rd_addr_ = 0, wr_addr_ = 0;
+    Beat wr_data_, tx_data_;
+    uint64_t tx_keep_ = 0;
+    unsigned rd_len_ = 0, wr_len_ = 0;
     // The write burst in progress, as its first beat gave it.
     bool in_burst_ = false;
     uint64_t burst_addr_ = 0;

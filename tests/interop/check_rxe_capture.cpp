@@ -65,6 +65,7 @@
 #include "rnic_hw.h"
 #include "rnic_names.h"
 #include "verilated.h"
+#include "vl_port.h"
 #include "wire_ref.h"
 
 namespace {
@@ -246,7 +247,6 @@ template <std::size_t N> uint8_t get_byte(const VlWide<N> &w, unsigned i) {
 
 constexpr unsigned W = RNIC_DATA_BYTES;
 constexpr unsigned kHdrBytes = 80;   // rnic_rx_buffer's hdr (HDR_WORDS 10) = rnic_hdr_parse's hdr
-static_assert(W == 8, "the beats are driven as 64-bit words");
 
 // rnic_rx_buffer feeding rnic_hdr_parse, as rnic_engine wires them.
 class RxPath {
@@ -277,11 +277,10 @@ public:
         Vrnic_rx_buffer &d = *rx_;
         for (size_t off = 0; off < f.size(); off += W) {
             const size_t n = std::min<size_t>(W, f.size() - off);
-            uint64_t data = 0;
-            for (size_t i = 0; i < n; i++) data |= static_cast<uint64_t>(f[off + i]) << (8 * i);
+            // Lanes past the frame's end zero, as the platform drives them.
+            for (unsigned i = 0; i < W; i++) vlport::set_byte(d.rx_tdata, i, i < n ? f[off + i] : 0);
             d.rx_tvalid = 1;
-            d.rx_tdata = data;
-            d.rx_tkeep = static_cast<uint8_t>((1u << n) - 1);
+            d.rx_tkeep = vlport::lanes(static_cast<unsigned>(n));
             d.rx_tlast = off + n == f.size();
             d.eval();
             for (int guard = 0; !d.rx_tready && guard < 100; guard++) {
@@ -310,7 +309,7 @@ public:
             d.rd_addr = static_cast<uint16_t>(w);
             d.eval();
             for (unsigned i = 0; i < W && w * W + i < f.size(); i++)
-                o.data_ok &= static_cast<uint8_t>(d.rd_data >> (8 * i)) == f[w * W + i];
+                o.data_ok &= vlport::get_byte(d.rd_data, i) == f[w * W + i];
         }
         Vrnic_hdr_parse &p = *parse_;
         static_assert(sizeof p.hdr == sizeof d.hdr, "the buffer's hdr is the parser's");

@@ -6,6 +6,12 @@
 // combinational port, as rnic_rx_buffer answers), the scatter/gather cursor
 // (../common/sg_model.h) and the DMA write port (w_ready at random).
 //
+// Every test runs at each datapath width W the scatter is verilated at
+// (issue 12): as `name` at W = 8, the default, and as w16_name, w32_name and
+// w64_name in a build with RNIC_UNIT_WIDTHS; RXD, the slot's depth in
+// words, follows W by the module's default ((MTU + 128) / W). "W" below is
+// that width, and "word" and "beat" are W bytes.
+//
 // Checked on every cycle of every test:
 //   - seg_take exactly when start is high, no burst is open, bytes are left
 //     without a burst and the current segment has room; its seg_take_n the
@@ -14,7 +20,7 @@
 //     segment is used up and more follow; nothing of either without start;
 //   - every beat written belongs to the open burst: w_addr and w_len those
 //     of its seg_take, held for the whole burst; beat k carries the payload
-//     bytes of w_addr + 8k on in its low lanes, w_last on the beat that
+//     bytes of w_addr + W*k on in its low lanes, w_last on the beat that
 //     ends w_len bytes; a beat offered and not taken is offered again
 //     unchanged; no beat without an open burst and start;
 //   - the bytes land in order at the segments' addresses: the payload from
@@ -25,11 +31,13 @@
 //   - idle whenever no frame is being placed, and at done without overrun.
 //
 //   aligned         payload at a word boundary into one aligned segment,
-//                   lengths 1..24 and around beat and MTU edges; with and
-//                   without back-pressure
-//   unaligned       every payload offset mod 8 against every segment start
-//                   mod 8, lengths 1..24 and longer; a first segment of 1..7
-//                   bytes at every offset, under back-pressure
+//                   lengths 1..3W and around beat and MTU edges (63..65 and
+//                   127..129 are beat edges at every W); with and without
+//                   back-pressure
+//   unaligned       every payload offset mod W against every segment start
+//                   mod W, lengths on either side of 1, 2 and 3 beats and
+//                   longer; a first segment of 1..W-1 bytes at every offset,
+//                   under back-pressure
 //   multi_segment   lists of up to 6 segments, empty ones among them, the
 //                   cursor inside the list, random back-pressure
 //   mtu_split       payloads past one MTU (as long as the buffer holds) into
@@ -41,7 +49,8 @@
 //                   (see the note at the test)
 //   full_rate       w_ready always high: the beats of a burst leave in
 //                   consecutive cycles, the first within 2 cycles of its
-//                   seg_take, whatever the alignments
+//                   seg_take, whatever the alignments (the same 2 cycles at
+//                   every W: the queue holds 3W bytes)
 //   reset_mid_frame rst_n low in the middle of a payload: idle, and the next
 //                   frame placed whole
 //   random_run      thousands of frames: random offsets, lengths, lists,
@@ -50,21 +59,31 @@
 #include <cstdlib>
 #include <deque>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "Vrnic_rx_scatter.h"
+#if RNIC_UNIT_WIDTHS
+#include "Vrnic_rx_scatter_w16.h"
+#include "Vrnic_rx_scatter_w32.h"
+#include "Vrnic_rx_scatter_w64.h"
+#endif
 #include "rnic_hw.h"
 #include "sg_model.h"
 #include "unit_bench.h"
 #include "verilated.h"
+#include "vl_port.h"
 
 namespace {
 
-constexpr unsigned W = RNIC_DATA_BYTES;   // the scatter is verilated with its defaults
 constexpr uint32_t kMtu = RNIC_MTU;
-constexpr unsigned kBufWords = (RNIC_MTU + 128) / W;   // RXD: one slot of the receive buffer
-constexpr unsigned kBufBytes = kBufWords * W;
-static_assert(W == 8, "the bench reads 64-bit words");
+// One slot of the receive buffer, whole words at every W (RXD * W): the
+// frames below need not know the width they are placed at.
+constexpr unsigned kBufBytes = RNIC_MTU + 128;
+
+// The scatter verilated at width W: with its defaults at 8, with -GW=<W>
+// (CMakeLists.txt, RXD left to follow it) at the others.
+UNIT_MODELS(ScatterModel, Vrnic_rx_scatter)
 
 // One frame's payload to place.
 struct RxJob {
@@ -75,17 +94,33 @@ struct RxJob {
     unsigned load_gap = 0;      // cycles between the load and start
 };
 
-class Scatter {
+template <unsigned W> class Scatter {
+    using Model = typename ScatterModel<W>::type;
+    using Data = std::remove_reference_t<decltype(Model::w_data)>;   // uint64_t, or VlWide past 8 bytes
+    static constexpr unsigned kBufWords = kBufBytes / W;   // RXD
+    static_assert(kBufWords * W == kBufBytes, "a slot is whole words");
+    // A model verilated at another width than its name says would read and
+    // write the wrong lanes; better refused here than debugged as data.
+    static_assert(sizeof(Data) == W && sizeof(decltype(Model::rxb_rd_data)) == W,
+                  "the model's data ports are not W bytes");
+    // RXD taken from DATA_BYTES instead of W (as it once was) gives a wider
+    // rxb_rd_addr than rnic_rx_buffer's rd_addr, which the data checks cannot
+    // see; Verilator's port type tells the width to the byte, enough to see
+    // it at W = 32 and 64.
+    static constexpr unsigned kAddrBits = vlport::clog2(kBufWords);
+    static_assert(sizeof(decltype(Model::rxb_rd_addr)) == (kAddrBits <= 8 ? 1u : kAddrBits <= 16 ? 2u : 4u),
+                  "rxb_rd_addr is not $clog2(RXD) bits: RXD does not follow W");
+
 public:
     explicit Scatter(uint64_t seed)
-        : ctx_(unit_context(seed)), dut_(new Vrnic_rx_scatter(ctx_.get())), rng_(seed ^ 0x5CA7) {
+        : ctx_(unit_context(seed)), dut_(new Model(ctx_.get())), rng_(seed ^ 0x5CA7) {
         reset();
     }
     ~Scatter() { dut_->final(); }
 
     unsigned ready_pct = 100;   // the DMA takes a beat
     bool full_rate = false;     // check the beats of a burst go back to back
-    // A held beat keeps all 64 bits, as sim/port_model/port_checker.cpp
+    // A held beat keeps all 8W bits, as sim/port_model/port_checker.cpp
     // demands of rnic_top's DMA write port (the lanes above a last beat's
     // bytes included: this bench found them changing).
     bool strict_hold = true;
@@ -93,7 +128,7 @@ public:
     void add(const RxJob &j) { todo_.push_back(j); }
 
     void reset() {
-        Vrnic_rx_scatter &d = *dut_;
+        Model &d = *dut_;
         d.rst_n = 0;
         d.load = 0;
         d.start = 0;
@@ -175,7 +210,7 @@ private:
     }
 
     void step() {
-        Vrnic_rx_scatter &d = *dut_;
+        Model &d = *dut_;
         d.clk = 0;
         if (!cur_ && !todo_.empty()) {
             cur_.reset(new Frame);
@@ -224,14 +259,11 @@ private:
         d.w_ready = rng_.percent(ready_pct);
 
         // The buffer's read port is combinational: address, then data.
-        d.rxb_rd_data = rng_.next();
+        vlport::randomize(d.rxb_rd_data, rng_);
         d.eval();
         const unsigned a = d.rxb_rd_addr;
-        if (f && a < kBufWords) {
-            uint64_t w = 0;
-            for (unsigned i = 0; i < W; i++) w |= static_cast<uint64_t>(f->job.buf[a * W + i]) << (8 * i);
-            d.rxb_rd_data = w;
-        }
+        if (f && a < kBufWords)
+            for (unsigned i = 0; i < W; i++) vlport::set_byte(d.rxb_rd_data, i, f->job.buf[a * W + i]);
         d.eval();
 
         monitor(start);
@@ -239,7 +271,7 @@ private:
     }
 
     void monitor(bool start) {
-        Vrnic_rx_scatter &d = *dut_;
+        Model &d = *dut_;
         Frame *f = cur_.get();
 
         // A beat offered and not taken is offered again, unchanged: its
@@ -249,12 +281,20 @@ private:
             CHECK(d.w_valid);
             CHECK_EQ(d.w_addr, h_addr_);
             CHECK_EQ(d.w_len, h_len_);
-            CHECK_EQ(d.w_data & h_mask_, h_data_ & h_mask_);
-            if (strict_hold && d.w_data != h_data_)
-                std::fprintf(stderr, "  cycle %llu: held beat 0x%016llx became 0x%016llx (above its valid bytes; "
-                             "byte %u of a burst of %u, payload byte %u of %u)\n", ull(cycle_), ull(h_data_),
-                             ull(d.w_data), f ? f->b_sent : 0, f ? f->b_len : 0, f ? f->placed : 0, f ? f->job.len : 0);
-            if (strict_hold) CHECK_EQ(d.w_data, h_data_);
+            // The lowest lane that changed is reported, not the beat: a
+            // 64-byte beat in hex is unreadable. The valid bytes are the
+            // low lanes, so none of them moved if it is at h_valid_ or up.
+            unsigned moved = W;
+            for (unsigned i = 0; i < W && moved == W; i++)
+                if (vlport::get_byte(d.w_data, i) != vlport::get_byte(h_data_, i)) moved = i;
+            if (moved < h_valid_ || (strict_hold && moved < W))
+                std::fprintf(stderr, "  cycle %llu: held beat's lane %u became 0x%02x, was 0x%02x (%s %u valid bytes; "
+                             "byte %u of a burst of %u, payload byte %u of %u)\n", ull(cycle_), moved,
+                             vlport::get_byte(d.w_data, moved), vlport::get_byte(h_data_, moved),
+                             moved < h_valid_ ? "one of its" : "above its", h_valid_, f ? f->b_sent : 0,
+                             f ? f->b_len : 0, f ? f->placed : 0, f ? f->job.len : 0);
+            CHECK(moved >= h_valid_);
+            if (strict_hold) CHECK_EQ(moved, W);
             CHECK_EQ(d.w_last, h_last_);
         }
         held_ = d.w_valid && !d.w_ready;
@@ -262,8 +302,8 @@ private:
         h_len_ = d.w_len;
         h_data_ = d.w_data;
         h_last_ = d.w_last;
-        h_mask_ = ~0ull;
-        if (f && f->open && f->b_len - f->b_sent < W) h_mask_ = (1ull << (8 * (f->b_len - f->b_sent))) - 1;
+        h_valid_ = W;
+        if (f && f->open && f->b_len - f->b_sent < W) h_valid_ = f->b_len - f->b_sent;
 
         if (!start) {
             // Loaded or not, nothing moves without start.
@@ -303,7 +343,7 @@ private:
                 CHECK(cycle_ <= due);
             }
             for (unsigned i = 0; i < n; i++) {
-                const uint8_t got = static_cast<uint8_t>(d.w_data >> (8 * i));
+                const uint8_t got = vlport::get_byte(d.w_data, i);
                 const unsigned k = f->placed + i;   // payload byte
                 const uint8_t want = k < len ? f->job.buf[f->job.off + k] : 0;
                 if (got != want) {
@@ -362,15 +402,16 @@ private:
     static unsigned long long ull(uint64_t v) { return static_cast<unsigned long long>(v); }
 
     std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vrnic_rx_scatter> dut_;
+    std::unique_ptr<Model> dut_;
     Rng rng_;
     uint64_t cycle_ = 0;
     std::deque<RxJob> todo_;
     std::unique_ptr<Frame> cur_;
     sg::Cursor cursor_;
     bool held_ = false, h_last_ = false;
-    uint64_t h_addr_ = 0, h_data_ = 0, h_mask_ = ~0ull;
-    unsigned h_len_ = 0;
+    uint64_t h_addr_ = 0;
+    Data h_data_{};
+    unsigned h_len_ = 0, h_valid_ = W;   // the held beat's bytes that are data
     bool stale_ = false, overran_last_ = false;
     uint64_t frames_ = 0, overruns_ = 0, bursts_ = 0, nexts_ = 0, bytes_ = 0;
 };
@@ -403,15 +444,15 @@ void one_segment(RxJob &j, uint64_t addr) {
 
 }  // namespace
 
-UNIT_TEST(aligned) {
+UNIT_TEST_WIDTHS(aligned) {
     const uint64_t seed = unit_seed(0x5c0001);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     unsigned n = 0;
     for (unsigned pass = 0; pass < 2; pass++) {
         s.ready_pct = pass == 0 ? 100 : 50;
-        for (unsigned len = 1; len <= 24; len++, n++) {
-            RxJob j = frame(r, 8 * r.range(0, 10), len);
+        for (unsigned len = 1; len <= 3 * W; len++, n++) {
+            RxJob j = frame(r, W * r.range(0, 10), len);
             one_segment(j, 0x200000 + 0x1000 * n);
             s.add(j);
         }
@@ -429,32 +470,33 @@ UNIT_TEST(aligned) {
                 static_cast<unsigned long long>(s.bytes()));
 }
 
-UNIT_TEST(unaligned) {
+UNIT_TEST_WIDTHS(unaligned) {
     const uint64_t seed = unit_seed(0x5c0002);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 80;
     unsigned n = 0;
-    for (unsigned off8 = 0; off8 < W; off8++) {
-        for (unsigned dst8 = 0; dst8 < W; dst8++) {
-            for (unsigned len : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 23u, 24u, 25u, 100u, 1001u}) {
-                RxJob j = frame(r, 8 * r.range(0, 12) + off8, len);
-                one_segment(j, (0x7000000ull + 0x2000 * n) | dst8);
+    for (unsigned off_w = 0; off_w < W; off_w++) {
+        for (unsigned dst_w = 0; dst_w < W; dst_w++) {
+            for (unsigned len : {1u, 2u, 3u, 5u, W - 1, W, W + 1, 2 * W - 1, 2 * W, 2 * W + 1, 3 * W - 1, 3 * W,
+                                 3 * W + 1, 100u, 1001u}) {
+                RxJob j = frame(r, W * r.range(0, 12) + off_w, len);
+                one_segment(j, (0x7000000ull + 0x2000 * n) | dst_w);
                 s.add(j);
                 n++;
             }
         }
     }
-    // A first segment of 1..7 bytes (a burst that ends inside the first
+    // A first segment of 1..W-1 bytes (a burst that ends inside the first
     // word read), the rest in a second, at every alignment, the DMA often
     // not ready for the short burst's one beat.
     s.ready_pct = 50;
-    for (unsigned off8 = 0; off8 < W; off8++) {
+    for (unsigned off_w = 0; off_w < W; off_w++) {
         for (unsigned first = 1; first < W; first++, n++) {
             const unsigned len = first + r.range(0, 40);
-            RxJob j = frame(r, 8 * r.range(6, 9) + off8, len);
-            j.list.segs.push_back(sg::Seg{0x3000000ull + 0x1000 * n + r.range(0, 7), first});
-            j.list.segs.push_back(sg::Seg{0x5000000ull + 0x1000 * n + r.range(0, 7), len - first});
+            RxJob j = frame(r, W * r.range(6, 9) + off_w, len);
+            j.list.segs.push_back(sg::Seg{0x3000000ull + 0x1000 * n + r.range(0, W - 1), first});
+            j.list.segs.push_back(sg::Seg{0x5000000ull + 0x1000 * n + r.range(0, W - 1), len - first});
             s.add(j);
         }
     }
@@ -464,9 +506,9 @@ UNIT_TEST(unaligned) {
     std::printf("  %u frames, %llu bytes\n", n, static_cast<unsigned long long>(s.bytes()));
 }
 
-UNIT_TEST(multi_segment) {
+UNIT_TEST_WIDTHS(multi_segment) {
     const uint64_t seed = unit_seed(0x5c0003);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 70;
     unsigned n = 0;
@@ -485,9 +527,9 @@ UNIT_TEST(multi_segment) {
                 static_cast<unsigned long long>(s.cycles()));
 }
 
-UNIT_TEST(mtu_split) {
+UNIT_TEST_WIDTHS(mtu_split) {
     const uint64_t seed = unit_seed(0x5c0004);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 85;
     unsigned n = 0;
@@ -511,9 +553,9 @@ UNIT_TEST(mtu_split) {
     std::printf("  %u frames, %llu bursts\n", n, static_cast<unsigned long long>(s.bursts()));
 }
 
-UNIT_TEST(zero_length) {
+UNIT_TEST_WIDTHS(zero_length) {
     const uint64_t seed = unit_seed(0x5c0005);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 60;
     unsigned n = 0;
@@ -545,9 +587,9 @@ UNIT_TEST(zero_length) {
 // queue until the next frame is loaded, which clears it: the next frame,
 // with no reset between, must be placed right. (This bench found the stale
 // bytes coming out first in the next frame.)
-UNIT_TEST(overrun) {
+UNIT_TEST_WIDTHS(overrun) {
     const uint64_t seed = unit_seed(0x5c0006);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 75;
     const int before = rnic_check_failures();
@@ -577,17 +619,20 @@ UNIT_TEST(overrun) {
     std::printf("  %u frames, %u overruns\n", n, over);
 }
 
-UNIT_TEST(full_rate) {
+UNIT_TEST_WIDTHS(full_rate) {
     const uint64_t seed = unit_seed(0x5c0007);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 100;
     s.full_rate = true;
     unsigned n = 0;
-    for (unsigned off8 = 0; off8 < W; off8++)
-        for (unsigned dst8 = 0; dst8 < W; dst8++, n++) {
-            RxJob j = frame(r, 56 + off8, r.range(1, 2000));
-            one_segment(j, 0x900000ull + 0x1000 * n + dst8);
+    // Just past the headers at a word boundary (56 at W = 8), so that off_w
+    // is the payload's offset in its word.
+    const unsigned base = (56 + W - 1) / W * W;
+    for (unsigned off_w = 0; off_w < W; off_w++)
+        for (unsigned dst_w = 0; dst_w < W; dst_w++, n++) {
+            RxJob j = frame(r, base + off_w, r.range(1, 2000));
+            one_segment(j, 0x900000ull + 0x1000 * n + dst_w);
             s.add(j);
         }
     for (unsigned i = 0; i < 300; i++, n++) {
@@ -602,9 +647,9 @@ UNIT_TEST(full_rate) {
                 static_cast<unsigned long long>(s.cycles()));
 }
 
-UNIT_TEST(reset_mid_frame) {
+UNIT_TEST_WIDTHS(reset_mid_frame) {
     const uint64_t seed = unit_seed(0x5c0008);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     s.ready_pct = 70;
     for (unsigned i = 0; i < 40; i++) {
@@ -622,9 +667,9 @@ UNIT_TEST(reset_mid_frame) {
     CHECK_EQ(s.frames(), 40u);
 }
 
-UNIT_TEST(random_run) {
+UNIT_TEST_WIDTHS(random_run) {
     const uint64_t seed = unit_seed(0x5c0009);
-    Scatter s(seed);
+    Scatter<W> s(seed);
     Rng r(seed);
     const int before = rnic_check_failures();
     unsigned n = 0;

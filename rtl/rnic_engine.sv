@@ -457,9 +457,42 @@ module rnic_engine #(
   logic [12:0] tx_rd_req_len;
   logic        tx_fault;
   logic [31:0] tx_fault_addr;
-  rnic_tx_gather #(.W(W)) u_gather (
+  // The gather's prefetch of a message's next packet (rnic_tx_gather says
+  // how it works). A message is named by who sends it (the requester's
+  // SEND or WRITE, or the responder's READ response), its QP and, for the
+  // requester, the send WQE wq holds. The prefetch may wait for its frame
+  // while the job goes on sending that message, and, for the requester,
+  // across a pause (an ACK handled between two packets) as long as wq
+  // still holds that WQE: wq_held is cleared by every QP command and by
+  // any fetch, the same guarantee that lets the requester resume without
+  // fetching the WQE again. A fetch needs the read port, so it also drops
+  // the prefetch and waits (rd_owed) until its beats have gone.
+  localparam int unsigned PF_ID_W = 1 + rnic_pkg::QP_IDX_W + 16;
+  typedef struct packed {
+    logic                resp;
+    logic [rnic_pkg::QP_IDX_W-1:0] qp;
+    logic [15:0]         idx;
+  } pf_id_t;
+  pf_id_t      tx_pf_id, tx_pf_held_id;
+  logic [15:0] tx_pf_plen;
+  logic        tx_pf_keep, tx_pf_busy, tx_pf_drop, rd_owed;
+  logic        pf_in_message, pf_wq_holds;
+  always_comb begin
+    tx_pf_id.resp = j.ret_st == rnic_pkg::S_RD_RESP_DONE;
+    tx_pf_id.qp   = j.cur;
+    tx_pf_id.idx  = j.wq_held_idx;
+    tx_pf_plen    = (st == rnic_pkg::S_TX && (j.ret_st == rnic_pkg::S_SQ_PKT_DONE || j.ret_st == rnic_pkg::S_RD_RESP_DONE))
+                    ? rnic_pkg::pkt_len(j.bytes_left, cur_log_mtu) : 16'd0;
+    pf_in_message = st == rnic_pkg::S_TX || st == rnic_pkg::S_SQ_PKT_DONE || st == rnic_pkg::S_SQ_PKT ||
+                    st == rnic_pkg::S_RD_RESP_DONE;
+    pf_wq_holds   = !tx_pf_held_id.resp && j.wq_held && !j.wq_held_recv && j.wq_held_qp == tx_pf_held_id.qp &&
+                    j.wq_held_idx == tx_pf_held_id.idx && st != rnic_pkg::S_FETCH_REQ;
+    rd_owed       = rd_tail || tx_pf_busy;
+  end
+  rnic_tx_gather #(.W(W), .PF_ID_W(PF_ID_W)) u_gather (
     .clk, .rst_n, .start(st == rnic_pkg::S_TX), .started(tx_started), .done(tx_done), .poison(tx_poison),
-    .idle(tx_idle), .src_mac(mac), .src_ip(ipv4), .dst_mac(cur_rmac), .dst_ip(cur_rip),
+    .idle(tx_idle), .pf_plen(tx_pf_plen), .pf_id(tx_pf_id), .pf_keep(tx_pf_keep),
+    .pf_held_id(tx_pf_held_id), .pf_busy(tx_pf_busy), .pf_drop(tx_pf_drop), .src_mac(mac), .src_ip(ipv4), .dst_mac(cur_rmac), .dst_ip(cur_rip),
     .udp_sport(rnic_pkg::UDP_SPORT_BASE | 16'(cur)), .dest_qp(cur_rqpn),
     .opcode(j.tx_opcode), .solicited(j.tx_se), .pad(j.tx_pad), .ack_req(j.tx_ackreq), .psn(j.tx_psn),
     .ext(j.tx_ext), .reth_va(j.tx_va), .reth_rkey(j.tx_rkey), .reth_len(j.tx_rlen),
@@ -537,7 +570,7 @@ module rnic_engine #(
   rnic_port_arbiter #(.W(W)) u_ports (
     .clk, .rst_n, .st,
     .fetch_addr(j.fetch_addr), .fetch_n(j.fetch_n), .fetch_i(j.fetch_i), .fetch_nsge,
-    .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_last(dma_rd_rsp_last), .fetch_cut, .rd_tail, .tx_rd_req_valid, .tx_rd_req_addr, .tx_rd_req_len,
+    .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_last(dma_rd_rsp_last), .fetch_cut, .rd_tail, .rd_owed, .tx_pf_drop, .tx_rd_req_valid, .tx_rd_req_addr, .tx_rd_req_len,
     .tx_rd_rsp_ready, .dma_rd_req_valid, .dma_rd_req_addr, .dma_rd_req_len, .dma_rd_req_tag, .dma_rd_rsp_ready,
     .sc_w_valid, .sc_w_addr, .sc_w_len, .sc_w_data, .sc_w_last,
     .cqe_w_valid, .cqe_w_addr, .cqe_w_len, .cqe_w_tag, .cqe_w_data, .cqe_w_last,
@@ -604,7 +637,7 @@ module rnic_engine #(
   rnic_job_control #(.NUM_QP(NUM_QP)) u_ctl (
     .j, .enable, .rxb_valid, .bind_any, .bind_q, .retry_any, .retry_q, .pick_any, .pick_q, .flush_any, .flush_q,
     .nxt_done, .nxt_sq_ci, .nxt_sq_base, .nxt_sq_log,
-    .dma_rd_req_ready(dma_rd_req_ready && !rd_tail), .dma_rd_rsp_valid, .fetch_cut, .dma_rd_rsp_err,
+    .dma_rd_req_ready(dma_rd_req_ready && !rd_owed), .dma_rd_rsp_valid, .fetch_cut, .dma_rd_rsp_err,
     .tx_started, .tx_done,
     .cur_sq_ci(cur_xs.sq_ci), .sc_done, .sc_overrun, .wr_outstanding, .dma_wr_cpl_valid,
     .payload_wr_err(dma_wr_cpl_valid && !dma_wr_cpl_tag[15] && dma_wr_cpl_err),
@@ -631,6 +664,9 @@ module rnic_engine #(
     start_due = enable && (rxb_valid || bind_any || retry_any || pick_any || flush_any);
     pulse_due = ev_dma_fault || ev_bad_doorbell || ev_cq_overflow || ev_rx_drop || intr_set != '0 ||
                 j.ev_valid || db_ev_valid || fr_start || rxb_release || tmr_arm || j.kick;
+    // A held prefetch waits for its frame only while the job could still
+    // send it: nothing due next means nothing will.
+    tx_pf_keep = !qp_cmd_valid && (pf_in_message || (pf_wq_holds && (st != rnic_pkg::S_IDLE || start_due)));
     idle      = st == rnic_pkg::S_IDLE && !start_due && !pulse_due && wr_outstanding == 8'd0 && !rd_tail &&
                 !dma_wr_valid && !trace_valid && tx_idle && sc_idle && tmr_idle;
   end

@@ -52,7 +52,7 @@ module rnic_engine_checker #(
   input logic          rkey_verdict,     // an rkey check of the frame answers
   input logic          rkey_ok,
   input logic          placing,          // payload goes from the frame to memory
-  input logic          read_responding,  // a READ response packet is prepared
+  input logic          read_responding,  // a READ response packet is being sent
   input logic          read_names_memory,// ... for a READ of at least one byte
   input logic          payload_dma_write,
   input logic          place_needs_key,  // the frame is a WRITE packet that names memory
@@ -242,7 +242,7 @@ bind rnic_engine rnic_engine_checker #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ)) u_check
   .rkey_verdict(st == rnic_pkg::S_RX_RKEY_WAIT && rchk_rsp_valid),
   .rkey_ok(32'(rchk_verdict) == 32'(rnic_pkg::PT_VERDICT_OK)),
   .placing(st == rnic_pkg::S_RX_SCATTER),
-  .read_responding(st == rnic_pkg::S_RD_RESP_PKT),
+  .read_responding(st == rnic_pkg::S_TX && j.ret_st == rnic_pkg::S_RD_RESP_DONE),
   .read_names_memory(j.total != 32'd0),
   .payload_dma_write(w_valid && !cqe_w_valid),
   .place_needs_key(rx_is_write && (rx_first ? p_rlen != 32'd0 : p_plen != 16'd0)),

@@ -240,7 +240,7 @@ module rnic_job_control #(
         own = OWN_REQ;
       rnic_pkg::S_RX_RKEY_FIRE, rnic_pkg::S_RX_RKEY_WAIT, rnic_pkg::S_RX_SEND_WQE,
       rnic_pkg::S_RX_SEND_CHECK, rnic_pkg::S_RX_SEND_CHECK_WAIT, rnic_pkg::S_RX_SEND_PLACE,
-      rnic_pkg::S_RD_RESP_PKT, rnic_pkg::S_ACK_SEND,
+      rnic_pkg::S_ACK_SEND,
       rnic_pkg::S_ACK_DONE:
         own = OWN_RESP;
       rnic_pkg::S_RX_RRESP_WQE, rnic_pkg::S_CQE_FETCH_DONE, rnic_pkg::S_CQE,

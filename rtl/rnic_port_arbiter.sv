@@ -24,7 +24,10 @@
 // to come (rd_tail) are taken
 // and dropped, and no fetch and no gather is given a beat until they are
 // gone (the read port answers in order). The dropped words are SGEs past
-// num_sge, which nothing reads.
+// num_sge, which nothing reads. The gather's prefetch (rnic_tx_gather) is
+// the other read that can be owed outside S_TX: a fetch's request waits
+// until its beats are gone too (rd_owed), and while the gather throws them
+// away (tx_pf_drop) the port takes them whatever the state.
 //
 // It also remembers the last local check, for the CQE a refusal ends in: a
 // LOCAL_PROTECTION or BIND_FAILED CQE follows its own refused check with no
@@ -50,6 +53,8 @@ module rnic_port_arbiter #(
   input  logic                    rd_rsp_last,
   output logic                    fetch_cut,      // this beat ends the fetch: the WQE's last word
   output logic                    rd_tail,        // a fetch's dropped beats are still to come
+  input  logic                    rd_owed,        // rd_tail, or the gather's prefetch still owed: no fetch yet
+  input  logic                    tx_pf_drop,     // the gather throws a prefetch's beats away
   input  logic                    tx_rd_req_valid,
   input  logic [63:0]             tx_rd_req_addr,
   input  logic [12:0]             tx_rd_req_len,
@@ -177,7 +182,7 @@ module rnic_port_arbiter #(
   end
 
   always_comb begin
-    dma_rd_req_valid = st == rnic_pkg::S_FETCH_REQ && !rd_tail;
+    dma_rd_req_valid = st == rnic_pkg::S_FETCH_REQ && !rd_owed;
     dma_rd_req_addr  = fetch_addr;
     dma_rd_req_len   = 13'({fetch_n, 3'b000});
     dma_rd_req_tag   = 8'd0;
@@ -188,7 +193,7 @@ module rnic_port_arbiter #(
       dma_rd_req_len   = tx_rd_req_len;
       dma_rd_rsp_ready = tx_rd_rsp_ready;
     end
-    if (rd_tail) dma_rd_rsp_ready = 1'b1;
+    if (rd_tail || tx_pf_drop) dma_rd_rsp_ready = 1'b1;
 
     w_valid = sc_w_valid;
     w_addr  = sc_w_addr;

@@ -69,6 +69,7 @@ module rnic_requester #(
   logic        fail;            // a local check failed: complete with fail_status
   logic [7:0]  fail_status;
   logic        first, last;
+  logic        pkt_now;         // the job cuts a SEND or WRITE packet now
   logic [15:0] plen;
   logic [31:0] chk_len;
   logic [23:0] msg_pkts;        // PSNs the message in wq takes
@@ -93,7 +94,8 @@ module rnic_requester #(
               (wqe.opcode == rnic_pkg::OP_RDMA_READ && wq_total > 33'h7FFF_FFFF);
     // Only read with chk_i < wq_nsge, so within the SGEs.
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
-    first   = j.pkt_i == 16'd0;
+    // From S_SQ_PKT_DONE the packet is the one after pkt_i: never the first.
+    first   = j.st == rnic_pkg::S_SQ_PKT && j.pkt_i == 16'd0;
     last    = j.bytes_left <= rnic_pkg::mtu_bytes(log_mtu);
     plen    = rnic_pkg::pkt_len(j.bytes_left, log_mtu);
     // Only the oldest WQE in flight resumes, and only in a resend
@@ -116,6 +118,7 @@ module rnic_requester #(
     fl_we = '0;
     fl = '0;
     fail = 1'b0;
+    pkt_now = 1'b0;
     fail_status = rnic_pkg::CQE_STATUS_SUCCESS;
     unique case (j.st)
       rnic_pkg::S_SQ_DECODE: begin
@@ -224,28 +227,9 @@ module rnic_requester #(
           jn.st = rnic_pkg::S_SQ_PKT;
         end
       end
-      // A SEND or WRITE: one packet per MTU of the message.
-      rnic_pkg::S_SQ_PKT: begin
-        if (wqe.opcode == rnic_pkg::OP_SEND)
-          jn.tx_opcode = first ? (last ? rnic_pkg::BTH_SEND_ONLY : rnic_pkg::BTH_SEND_FIRST)
-                               : (last ? rnic_pkg::BTH_SEND_LAST : rnic_pkg::BTH_SEND_MIDDLE);
-        else
-          jn.tx_opcode = first ? (last ? rnic_pkg::BTH_WRITE_ONLY : rnic_pkg::BTH_WRITE_FIRST)
-                               : (last ? rnic_pkg::BTH_WRITE_LAST : rnic_pkg::BTH_WRITE_MIDDLE);
-        jn.tx_ext = (first && wqe.opcode == rnic_pkg::OP_RDMA_WRITE) ? rnic_pkg::HDR_EXT_RETH
-                                                                     : rnic_pkg::HDR_EXT_NONE;
-        jn.tx_ackreq = last;
-        jn.tx_se = last && wqe.opcode == rnic_pkg::OP_SEND && wqe.flags.solicited;
-        jn.tx_pad = 2'd0 - plen[1:0];
-        jn.tx_psn = x.sq_psn;
-        jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
-        xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + 24'd1;
-        jn.tx_va = wqe.remote_addr; jn.tx_rkey = wqe.rkey; jn.tx_rlen = j.total;
-        jn.tx_plen = plen;
-        jn.bytes_left = j.bytes_left - 32'(plen);
-        jn.ret_st = rnic_pkg::S_SQ_PKT_DONE;
-        jn.st = rnic_pkg::S_TX;
-      end
+      // A SEND or WRITE: one packet per MTU of the message. Its first here
+      // (from S_SQ_GO), the others from S_SQ_PKT_DONE (below the case).
+      rnic_pkg::S_SQ_PKT: pkt_now = 1'b1;
       rnic_pkg::S_SQ_PKT_DONE: begin
         jn.pkt_i = j.pkt_i + 16'd1;
         if (tx_poison) begin
@@ -267,7 +251,7 @@ module rnic_requester #(
           xs_we.pause_pkts = 1'b1; xs.pause_pkts = j.pkt_i + 16'd1;
           jn.st = rnic_pkg::S_IDLE;
         end else if (j.bytes_left != 32'd0) begin
-          jn.st = rnic_pkg::S_SQ_PKT;
+          pkt_now = 1'b1;
         end else begin
           jn.st = rnic_pkg::S_IDLE;
         end
@@ -284,6 +268,30 @@ module rnic_requester #(
       end
       default: ;
     endcase
+    // The packet to send: S_SQ_PKT's, or the next of the message straight
+    // from S_SQ_PKT_DONE (a cycle off every packet but a message's first,
+    // while the gather's prefetch of it is already under way).
+    if (pkt_now) begin
+      if (wqe.opcode == rnic_pkg::OP_SEND)
+        jn.tx_opcode = first ? (last ? rnic_pkg::BTH_SEND_ONLY : rnic_pkg::BTH_SEND_FIRST)
+                             : (last ? rnic_pkg::BTH_SEND_LAST : rnic_pkg::BTH_SEND_MIDDLE);
+      else
+        jn.tx_opcode = first ? (last ? rnic_pkg::BTH_WRITE_ONLY : rnic_pkg::BTH_WRITE_FIRST)
+                             : (last ? rnic_pkg::BTH_WRITE_LAST : rnic_pkg::BTH_WRITE_MIDDLE);
+      jn.tx_ext = (first && wqe.opcode == rnic_pkg::OP_RDMA_WRITE) ? rnic_pkg::HDR_EXT_RETH
+                                                                   : rnic_pkg::HDR_EXT_NONE;
+      jn.tx_ackreq = last;
+      jn.tx_se = last && wqe.opcode == rnic_pkg::OP_SEND && wqe.flags.solicited;
+      jn.tx_pad = 2'd0 - plen[1:0];
+      jn.tx_psn = x.sq_psn;
+      jn.tmr_op = rnic_pkg::TMR_ARM_ACK;
+      xs_we.sq_psn = 1'b1; xs.sq_psn = x.sq_psn + 24'd1;
+      jn.tx_va = wqe.remote_addr; jn.tx_rkey = wqe.rkey; jn.tx_rlen = j.total;
+      jn.tx_plen = plen;
+      jn.bytes_left = j.bytes_left - 32'(plen);
+      jn.ret_st = rnic_pkg::S_SQ_PKT_DONE;
+      jn.st = rnic_pkg::S_TX;
+    end
     if (fail) begin
       jn.err_status = fail_status;
       if (busy_q && x.paused) begin

@@ -82,12 +82,12 @@ module rnic_responder #(
   output rnic_pkg::qp_xs_we_t         xs_we,
   output rnic_pkg::qp_xs_t            xs
 );
-  logic        first;
   logic        rp_first, rp_last;  // the READ response packet to send
   logic [31:0] rp_left;
   logic [15:0] rp_plen;
   logic [31:0] chk_len;
   logic        read_response;    // a READ request granted: answer it from memory
+  logic        next_response;    // the granted READ's next response packet
   logic        nak_recv;         // the SEND's RECV fails: NAK, and it completes with cqe_status
   logic        read_dup;         // the READ request at hand is a duplicate
   /* verilator lint_off UNUSEDSIGNAL */
@@ -97,12 +97,12 @@ module rnic_responder #(
     read_dup = (j.st == rnic_pkg::S_RX_PARSE) ? resp_dup : j.l_dup;
     xr       = (j.st == rnic_pkg::S_RX_PARSE) ? xp : x;
     chk_len = wq_sge_len[32*j.chk_i[SIW-1:0] +: 32];
-    first   = j.pkt_i == 16'd0;
 
     jn = jd;
     xs_we = '0;
     xs = x;
     read_response = 1'b0;
+    next_response = 1'b0;
     nak_recv = 1'b0;
     unique case (j.st)
       rnic_pkg::S_RX_PARSE: begin
@@ -275,7 +275,6 @@ module rnic_responder #(
 
       // READ responses: one packet per path MTU of the requested range
       // (the packet's fields are set below, with a granted READ's first).
-      rnic_pkg::S_RD_RESP_PKT: ;
       rnic_pkg::S_RD_RESP_DONE: begin
         jn.pkt_i = j.pkt_i + 16'd1;
         jn.tx_psn = j.tx_psn + 24'd1;
@@ -288,7 +287,7 @@ module rnic_responder #(
           jn.flush_recv = 1'b0;
           jn.st = rnic_pkg::S_ACK_SEND;
         end else if (j.bytes_left != 32'd0 && !rd_superseded) begin
-          jn.st = rnic_pkg::S_RD_RESP_PKT;
+          next_response = 1'b1;
         end else begin
           jn.st = rnic_pkg::S_IDLE;
         end
@@ -348,14 +347,15 @@ module rnic_responder #(
       jn.pkt_i = '0;
       jn.tx_psn = p_psn;
     end
-    // A READ response packet: the next of S_RD_RESP_PKT, or the first of a
-    // READ granted this cycle, which goes to the gather at once instead of
-    // through S_RD_RESP_PKT (a cycle off every READ's latency).
+    // A READ response packet: the first of a READ granted this cycle, or the
+    // next one straight from S_RD_RESP_DONE. Each goes to the gather at once
+    // (no state of its own between: a cycle off the READ's latency and off
+    // every later packet, while the gather's prefetch of it is under way).
     rp_left  = read_response ? p_rlen : j.bytes_left;
-    rp_first = read_response || first;
+    rp_first = read_response;
     rp_last  = rp_left <= rnic_pkg::mtu_bytes(log_mtu);
     rp_plen  = rnic_pkg::pkt_len(rp_left, log_mtu);
-    if (read_response || j.st == rnic_pkg::S_RD_RESP_PKT) begin
+    if (read_response || next_response) begin
       jn.tx_opcode = rp_first ? (rp_last ? rnic_pkg::BTH_READ_RESPONSE_ONLY : rnic_pkg::BTH_READ_RESPONSE_FIRST)
                               : (rp_last ? rnic_pkg::BTH_READ_RESPONSE_LAST : rnic_pkg::BTH_READ_RESPONSE_MIDDLE);
       jn.tx_ext = (rp_first || rp_last) ? rnic_pkg::HDR_EXT_AETH : rnic_pkg::HDR_EXT_NONE;

@@ -306,7 +306,7 @@ static void unbind(void)
 }
 
 /* ------------------------------------------------------------------------
- * dat_lmr_free while the peer's 256 KiB RDMA WRITE into the LMR is in
+ * dat_lmr_free while the peer's 1 MiB RDMA WRITE into the LMR is in
  * flight: nothing of it is placed after the free, so the WRITE
  * fails with DAT_DTO_ERR_REMOTE_ACCESS (the page allows success or this
  * error, nothing else), the connection breaks, the end of the buffer is
@@ -316,7 +316,10 @@ static void free_inflight(void)
     struct dt_pair p;
     open_pair(&p);
     struct dt_side *o = &p.s[OWNER], *peer = &p.s[PEER];
-    const size_t len = 256 * 1024;
+    /* Long enough to be still in flight after the first wait below (20 us,
+     * 5,000 cycles) at every datapath width: at 64 bytes a cycle 256 KiB
+     * was all in by then, 1 MiB takes about 19,000 cycles. */
+    const size_t len = 1024 * 1024;
     uint8_t *dst = aligned_alloc(4096, len), *src = aligned_alloc(4096, len);
     memset(dst, 0x5C, len);
     dt_fill(src, len, 8);

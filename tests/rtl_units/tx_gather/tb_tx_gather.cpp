@@ -12,6 +12,11 @@
 // beat's bytes, a chosen burst refused: every beat err with data 0) and the
 // framer (busy from the cycle after fr_start until its body is in and a
 // random drain after, push_ok at random while the body is not complete).
+// The engine also drives the prefetch port: pf_plen / pf_id with start
+// (noise without it; 0 in the tests that do not prefetch, so none may be
+// asked for), pf_keep low at random or where a test says; the host memory
+// is one per message (a salt), so a prefetched burst must hold the next
+// packet's bytes.
 //
 // Checked on every cycle of every test:
 //   - started exactly when start is high, no frame is under way and the
@@ -25,22 +30,41 @@
 //     bytes; nothing pushed without push_ok or past the frame's body; each
 //     payload push is one DMA beat's bytes, exactly;
 //   - at done the whole body is in (the last byte, or the pad, pushed in
-//     done's cycle), every burst requested and answered, no beat held;
-//   - each DMA read request is the reference cut's next burst: at the
+//     done's cycle), every burst requested and answered, no beat held
+//     (only the frame's own prefetch may still be owed);
+//   - each DMA read request (but a prefetch) is the reference cut's next burst: at the
 //     cursor's address, 1..MTU bytes, within the current segment, with
 //     seg_take / seg_take_n in its handshake cycle; a request not taken is
 //     offered again unchanged; seg_next only on a used-up segment;
 //   - while the headers go out (from the cycle of started until the last
 //     header beat is pushed) rd_req_valid exactly when no request of
-//     the frame has been taken yet, there is payload and the segment at the
-//     cursor has bytes: the first burst is asked for during the headers,
-//     never a second one, and an empty segment at the cursor waits for the
-//     headers to end (it is stepped past after them, as before);
-//   - rd_rsp_ready low while the headers go out (the first burst's beats
-//     wait in the DMA channel); after them, while a burst is outstanding,
-//     exactly when the payload register is empty or the framer takes its
-//     beat (the full rate the header comment promises); idle exactly when
-//     no beat is held;
+//     the frame has been taken yet, there is payload, the segment at the
+//     cursor has bytes and no prefetch is taken: the first burst is asked
+//     for during the headers, never a second one, and an empty segment at
+//     the cursor waits for the headers to end (it is stepped past after
+//     them, as before);
+//   - rd_rsp_ready, exactly (the register, not the DMA's pace, sets it):
+//     high while a prefetch is thrown away; otherwise high only in G_DATA
+//     (after the headers, a burst of the frame owed) or already in the
+//     last header beat's cycle when the first burst was asked for before
+//     it (so the payload follows the headers with no idle cycle), and then
+//     only while the register is empty or its beat goes and is not its
+//     burst's last (the beats behind a last belong to the next burst,
+//     perhaps a prefetch the next frame takes); idle exactly when no beat
+//     is held and no prefetch is owed;
+//   - the prefetch, against the bench's own copy of its rule: asked for
+//     exactly in the cycles the rule allows (every burst of the frame asked
+//     for in an earlier cycle, still in G_HDR or G_DATA, none owed,
+//     pf_plen and the segment at the cursor non-zero), for min(pf_plen,
+//     seg_rem, MTU) bytes at the cursor, without seg_take; pf_busy,
+//     pf_drop and pf_held_id every cycle; a frame starting with the same
+//     pf_id, address and first piece (and no pf_keep low since the
+//     request while its frame went on) asks for nothing in started and
+//     takes seg_take / seg_take_n there, the prefetched beats its first
+//     burst (bytes, faults and poison as for one); any other start,
+//     pf_keep low while idle, or a doomed prefetch once idle, throws it
+//     away: its beats never in the register, never pushed, no fault, the
+//     pf_busy to its last; a beat of a held prefetch never taken;
 //   - fault in the cycle after each refused beat reaches the framer, never
 //     otherwise, with fault_addr the low 32 bits of its segment's start;
 //   - poison (and fr_poison, the same) low in a frame until a refused beat
@@ -67,19 +91,35 @@
 //                   nothing read past the list (see the note at the test)
 //   cycle_count     framer always taking, DMA with a fixed latency L (1, 2,
 //                   3, 7..10, 20, and 4..6 at W > 8, where the headers are
-//                   2 to 5 beats: both sides of the header/latency overlap
-//                   at every W)
-//                   and no stall: done comes exactly as many cycles after
-//                   started as the formula at the test says -- the first
-//                   burst requested in started's cycle, its first beat
-//                   taken at
-//                   max(headers' end, request + L); the later timing when the
-//                   segment at the cursor is empty (lists forced so at every
-//                   latency) -- the engine's cycle figures rest on it
+//                   1 to 5 beats: both sides of the header/latency overlap
+//                   at every W) and no stall: done comes exactly as many
+//                   cycles after started as the formula at the test says --
+//                   the first burst requested in started's cycle, its first
+//                   beat taken at max(last header beat, request + L); the
+//                   later timing when the segment at the cursor is empty
+//                   (lists forced so at every latency) -- the engine's
+//                   cycle figures rest on it
 //   reset_mid_frame rst_n low at a random point of a frame: poison low, idle,
 //                   and the next frame whole
+//   prefetch_hit    messages of 2..6 packets, each pf_plen the next's:
+//                   with no back-pressure every prefetch the rule allows is
+//                   taken (exact count), and a hit frame whose beats wait
+//                   already is timed by the formula with its first beat at
+//                   the last header beat whatever L (what the prefetch is
+//                   for); then random back-pressure and latency
+//   prefetch_drop   each way to throw a prefetch away (another pf_id,
+//                   address or first piece; pf_keep low while idle; pf_keep
+//                   low mid-frame, doomed although the next frame matches;
+//                   a refused one) beside hits, the next frame starting
+//                   during the drop or after it: exact counts of drops and
+//                   dropped beats without back-pressure, then with it
+//   prefetch_error  a refused prefetch taken (the frame poisoned, a fault
+//                   per beat, as a refused first burst) and dropped
+//                   (nothing), at any pace
 //   random_run      thousands of frames: random opcodes, fields, pads,
-//                   lists, errors, latencies and back-pressure
+//                   lists, errors, latencies and back-pressure; messages
+//                   prefetching one another, with wrong pf_plen, refused
+//                   prefetches and pf_keep low at random
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -114,6 +154,11 @@ unsigned ext_port(wire::Ext e) {
     return e == wire::Ext::RETH ? kExtReth : e == wire::Ext::AETH ? kExtAeth : kExtNone;
 }
 
+uint32_t min3(uint32_t a, uint32_t b, uint32_t c) {
+    const uint32_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
 // Host memory: the byte at address a, a hash of a and the frame's salt.
 uint8_t mem_byte(uint64_t a, uint64_t salt) {
     uint64_t z = (a ^ salt) * 0x9E3779B97F4A7C15ull;
@@ -123,13 +168,28 @@ uint8_t mem_byte(uint64_t a, uint64_t salt) {
     return static_cast<uint8_t>(z >> 24);
 }
 
+// pf_id is PF_ID_W = 1 bit (the gather's default): two message names.
+constexpr unsigned kPfIdMask = 1;
+
+// Where the engine drops pf_keep for a frame (one cycle), to make the gather
+// throw a held prefetch away.
+enum class KeepLow {
+    None,
+    Gap,   // the first cycle of the gap before this frame: the gather idle
+    Mid,   // the first cycle this frame's own prefetch is held, the frame still under way
+};
+
 // One frame for the gather to send.
 struct TxJob {
     wire::Fields f;            // payload_len is plen, pad is the pad port
     sg::List list;             // the cursor, loaded before start
     int err_burst = -1;        // the DMA refuses this burst of the frame (0 = first)
-    uint64_t salt = 0;
+    uint64_t salt = 0;         // the host memory's contents (one per message: a hit reads the next packet's bytes)
     unsigned gap = 0;          // cycles with start low before it
+    uint16_t pf_plen = 0;      // the prefetch port, driven with start
+    unsigned pf_id = 0;
+    bool pf_err = false;       // the DMA refuses the prefetch this frame asks for
+    KeepLow keep_low = KeepLow::None;
 };
 
 template <unsigned W> class Gather {
@@ -149,6 +209,7 @@ public:
     unsigned rsp_pct = 100;        // the DMA presents a due beat
     unsigned lat_min = 1, lat_max = 1;   // cycles from a request to its first beat
     unsigned drain_max = 0;        // cycles the framer stays busy after its body
+    unsigned keep_low_pct = 50;    // pf_keep low (noise where no prefetch is asked for)
 
     void add(const TxJob &j) { todo_.push_back(j); }
 
@@ -185,10 +246,17 @@ public:
         const uint64_t end = cycle_ + max_cycles;
         const int before = rnic_check_failures();
         while ((!todo_.empty() || cur_) && cycle_ < end && !unit_stop(before)) step();
+        // A prefetch still held: pf_keep low, so the gather throws it away
+        // and the next run starts on an empty read channel.
+        drop_all_ = true;
+        for (unsigned i = 0; i < 10000 && pf_ != Pf::None && !unit_stop(before); i++) step();
+        drop_all_ = false;
+        CHECK(pf_ == Pf::None);
         // The last frame's framer drains; a few quiet cycles check that
         // poison stays and nothing moves.
         for (unsigned i = 0; i < 4 && !unit_stop(before); i++) step();
         CHECK(todo_.empty() && !cur_);
+        CHECK(bursts_.empty());
         if (!todo_.empty() || cur_)
             std::fprintf(stderr, "  stuck at cycle %llu: %zu frames to start, %s\n",
                          static_cast<unsigned long long>(cycle_), todo_.size(),
@@ -211,6 +279,18 @@ public:
     uint64_t cycles() const { return cycle_; }
     // started -> done of the last frame, in cycles.
     uint64_t last_frame_cycles() const { return last_done_ - last_started_; }
+    // started -> done of every frame, in order.
+    const std::vector<uint64_t> &frame_cycles() const { return frame_cycles_; }
+    // The prefetch: requests taken, taken by the next frame, thrown away (by
+    // cause: a frame starting that does not match, pf_keep low while idle,
+    // pf_keep low while its own frame was under way) and the beats thrown away.
+    uint64_t pf_requests() const { return pf_requests_; }
+    uint64_t pf_hits() const { return pf_hits_; }
+    uint64_t pf_drops_start() const { return pf_drops_start_; }
+    uint64_t pf_drops_keep() const { return pf_drops_keep_; }
+    uint64_t pf_drops_doomed() const { return pf_drops_doomed_; }
+    uint64_t pf_drops() const { return pf_drops_start_ + pf_drops_keep_ + pf_drops_doomed_; }
+    uint64_t pf_dropped_beats() const { return pf_dropped_beats_; }
 
 private:
     // The frame under way (or waiting to start), with what it must give.
@@ -225,7 +305,11 @@ private:
         unsigned pushed = 0;           // body bytes pushed
         unsigned payload_pushed = 0;
         size_t next_burst = 0;         // cut.pieces index of the next request
+        unsigned owed = 0;             // bursts requested (or taken from a prefetch) whose last beat is not pushed
         bool err_pushed = false;       // a refused beat has reached the framer
+        bool keep_dropped = false;     // KeepLow::Mid done
+        // Every byte of the payload requested: only a prefetch may follow.
+        bool all_requested() const { return !dry && next_burst == cut.pieces.size(); }
     };
     struct Burst {
         uint32_t len;
@@ -233,12 +317,17 @@ private:
         uint64_t due;
         bool err;
         uint64_t addr, base, salt;
+        bool pf = false;               // a prefetch no frame has taken (yet)
     };
     struct Held {   // a beat in the payload register
         unsigned n;
         bool err;
         uint64_t base;
+        bool last;                     // its burst's last
     };
+    // The gather's prefetch, as the bench expects it: none, held for the
+    // next frame, or being thrown away.
+    enum class Pf { None, Held, Drop };
 
     void forget() {
         cur_.reset();
@@ -259,6 +348,9 @@ private:
         fr_latch_ = false;
         fr_done_ = false;
         fr_drain_ = 0;
+        pf_ = Pf::None;
+        pf_doomed_ = false;
+        pf_asking_ = false;
     }
 
     // One clock cycle; Verilator's time counts edges, so an assertion
@@ -342,6 +434,8 @@ private:
         d.seg_rem = rng_.percent(50) ? 0 : rng_.u32();
         d.seg_addr = rng_.next();
         d.seg_base = rng_.next();
+        d.pf_plen = static_cast<uint16_t>(rng_.u32());   // only meaningful with start
+        d.pf_id = rng_.u32() & kPfIdMask;
     }
 
     // The DMA's beat k of a burst: packed bytes, noise above the last
@@ -366,12 +460,24 @@ private:
             gap_left_ = todo_.front().gap;
             todo_.pop_front();
         }
+        bool keep = !rng_.percent(keep_low_pct);
+        if (cur_ && !start_ && gap_left_ > 0 && gap_left_ == cur_->job.gap && cur_->job.keep_low == KeepLow::Gap)
+            keep = false;
+        if (cur_ && in_frame_ && pf_ == Pf::Held && cur_->job.keep_low == KeepLow::Mid && !cur_->keep_dropped) {
+            keep = false;
+            cur_->keep_dropped = true;
+        }
+        if (drop_all_) keep = false;
+        keep_ = keep;
         if (cur_ && !start_ && gap_left_ == 0) start_ = true;
         if (cur_ && !start_ && gap_left_ > 0) gap_left_--;
         d.start = start_;
         drive_noise();
+        d.pf_keep = keep;
         if (start_) {
             drive_fields(cur_->job.f);
+            d.pf_plen = cur_->job.pf_plen;
+            d.pf_id = cur_->job.pf_id & kPfIdMask;
             d.seg_more = cursor_.more();
             d.seg_rem = cursor_.rem();
             if (cursor_.more()) {   // past the end the cursor's address is not used
@@ -441,24 +547,53 @@ private:
             fr_latch_ = false;
         }
 
-        // The payload register. While the headers go out the first burst's
-        // beats wait in the DMA channel. The frame's requests may begin in
-        // started's own cycle: the engine gives the DMA port with start.
-        CHECK_EQ(d.idle, held_.empty());
+        // The gather's state at the start of this cycle, as the bench sees
+        // it: G_HDR until the last header beat is pushed (hdr_last), G_DATA
+        // after it while a burst of the frame is owed, `early` once a request
+        // of the frame was taken in an earlier cycle (or a prefetch taken).
         const bool frame_now = in_frame_ || (d.started && f);
         const bool in_headers = frame_now && f->pushed < f->hdr_len;
-        if (in_headers) {
-            if (d.rd_rsp_ready)
-                std::fprintf(stderr, "  cycle %llu: rd_rsp_ready during the headers (%u of %u bytes pushed)\n",
-                             ull(cycle_), f->pushed, f->hdr_len);
-            CHECK(!d.rd_rsp_ready);
-        } else if (!bursts_.empty()) {
-            const bool want_ready = held_.empty() || push_ok;
-            if (d.rd_rsp_ready != want_ready)
-                std::fprintf(stderr, "  cycle %llu: rd_rsp_ready %u with %zu beat(s) held, push_ok %u\n",
-                             ull(cycle_), d.rd_rsp_ready, held_.size(), push_ok);
-            CHECK_EQ(d.rd_rsp_ready, want_ready);
-        }
+        const bool hdr_last = in_frame_ && push_ok && f->pushed < f->hdr_len && f->pushed + W >= f->hdr_len;
+        const bool g_data = in_frame_ && f->pushed >= f->hdr_len && f->owed > 0;
+        const bool early = in_frame_ && f->next_burst > 0;
+        const uint32_t rem = cursor_.rem();
+
+        // The prefetch: asked for once every burst of the frame was asked
+        // for (in G_HDR after an early request, or in G_DATA), none owed, from
+        // a segment with bytes; taken by a frame starting with the same
+        // pf_id at the same address and first piece, not doomed.
+        const bool pf_window = in_frame_ && f->all_requested() && early && (f->pushed < f->hdr_len || g_data);
+        // Once offered it stays offered, unchanged, until the DMA takes it,
+        // after the frame's last push too (done waits for it: G_PF_WAIT).
+        const bool want_pf = (pf_window && pf_ == Pf::None && f->job.pf_plen != 0 && rem != 0) ||
+                             (in_frame_ && pf_asking_);
+        const uint32_t pf_piece = f ? min3(f->job.pf_plen, rem, kMtu) : 0;
+        bool want_hit = false;
+        if (d.started && f && pf_ == Pf::Held)
+            want_hit = keep_ && !pf_doomed_ && pf_id_ == (f->job.pf_id & kPfIdMask) && f->job.f.payload_len != 0 &&
+                       rem != 0 && cursor_.addr() == pf_addr_ && min3(f->job.f.payload_len, rem, kMtu) == pf_len_;
+        CHECK_EQ(d.pf_busy, pf_ != Pf::None);
+        CHECK_EQ(d.pf_drop, pf_ == Pf::Drop);
+        if (pf_ != Pf::None) CHECK_EQ(d.pf_held_id, pf_id_);
+
+        // The payload register: a beat of the frame taken in G_DATA, or
+        // already as the last header beat goes after an early request;
+        // while empty, or while its beat goes and is not its burst's last
+        // (the beats behind it are the next burst's). While a prefetch is
+        // thrown away, ready high whatever the frame does.
+        CHECK_EQ(d.idle, held_.empty() && pf_ == Pf::None);
+        const bool frame_ready = (g_data || (hdr_last && early)) && (held_.empty() || (push_ok && !held_.front().last));
+        const bool want_ready = pf_ == Pf::Drop || frame_ready;
+        if (d.rd_rsp_ready != want_ready)
+            std::fprintf(stderr, "  cycle %llu: rd_rsp_ready %u, expected %u (%s, %zu beat(s) held%s, push_ok %u, "
+                         "%u of %u header bytes pushed, %u burst(s) owed)\n",
+                         ull(cycle_), d.rd_rsp_ready, want_ready,
+                         pf_ == Pf::Drop ? "prefetch dropping" : pf_ == Pf::Held ? "prefetch held" : "no prefetch",
+                         held_.size(), !held_.empty() && held_.front().last ? ", a last" : "", push_ok,
+                         f ? f->pushed : 0, f ? f->hdr_len : 0, f ? f->owed : 0);
+        CHECK_EQ(d.rd_rsp_ready, want_ready);
+        // A held prefetch's beats wait for their frame; dropped ones come first in the channel.
+        if (pf_ == Pf::Drop) CHECK(!bursts_.empty() && bursts_.front().pf);
 
         // Fault: the cycle after a refused beat went to the framer.
         CHECK_EQ(d.fault, fault_due_);
@@ -468,28 +603,48 @@ private:
 
         // Read requests.
         if (req_held_) {   // offered, not taken: offered again, unchanged
+            if (!d.rd_req_valid)
+                std::fprintf(stderr, "  cycle %llu: a read request (%u bytes at 0x%llx) withdrawn before it was taken\n",
+                             ull(cycle_), req_len_, ull(req_addr_));
             CHECK(d.rd_req_valid);
-            CHECK_EQ(d.rd_req_addr, req_addr_);
-            CHECK_EQ(d.rd_req_len, req_len_);
+            if (d.rd_req_valid) {
+                CHECK_EQ(d.rd_req_addr, req_addr_);
+                CHECK_EQ(d.rd_req_len, req_len_);
+            }
         }
         req_held_ = d.rd_req_valid && !d.rd_req_ready;
         req_addr_ = d.rd_req_addr;
         req_len_ = d.rd_req_len;
         CHECK(!d.rd_req_valid || frame_now);
-        if (in_headers) {   // the first burst only, and only from a segment with bytes
-            const bool want_req = f->next_burst == 0 && f->job.f.payload_len != 0 && cursor_.rem() != 0;
+        if (in_headers || pf_window || pf_asking_) {
+            // During the headers the first burst only, and only from a
+            // segment with bytes (not if a prefetch is taken); once all are
+            // asked for, the prefetch exactly when its rule says.
+            const bool want_req = (pf_window || pf_asking_) ? want_pf
+                                            : f->next_burst == 0 && f->job.f.payload_len != 0 && rem != 0 && !want_hit;
             if (d.rd_req_valid != want_req)
-                std::fprintf(stderr, "  cycle %llu: rd_req_valid %u during the headers, expected %u (%zu requests taken, "
-                             "plen %u, %u bytes at the cursor)\n",
-                             ull(cycle_), d.rd_req_valid, want_req, f->next_burst, f->job.f.payload_len, cursor_.rem());
+                std::fprintf(stderr, "  cycle %llu: rd_req_valid %u, expected %u (%s; %zu requests taken, plen %u, "
+                             "%u bytes at the cursor, pf_plen %u, prefetch %s)\n",
+                             ull(cycle_), d.rd_req_valid, want_req, pf_window ? "prefetch due" : "headers",
+                             f->next_burst, f->job.f.payload_len, rem, f->job.pf_plen,
+                             pf_ == Pf::None ? "none" : want_hit ? "taken now" : "owed");
             CHECK_EQ(d.rd_req_valid, want_req);
         }
-        CHECK_EQ(d.seg_take, d.rd_req_valid && d.rd_req_ready);
+        const bool want_take = (d.rd_req_valid && d.rd_req_ready && !want_pf) || want_hit;
+        if (d.seg_take != want_take)
+            std::fprintf(stderr, "  cycle %llu: seg_take %u, expected %u (%s)\n", ull(cycle_), d.seg_take, want_take,
+                         want_hit ? "the prefetch taken" : want_pf ? "a prefetch: the cursor stays" : "a request");
+        CHECK_EQ(d.seg_take, want_take);
         if (d.rd_req_valid && frame_now) {
             CHECK(d.rd_req_len >= 1 && d.rd_req_len <= kMtu);
-            CHECK(d.rd_req_len <= cursor_.rem());   // within the current segment
+            CHECK(d.rd_req_len <= rem);   // within the current segment
             CHECK_EQ(d.rd_req_addr, cursor_.addr());
-            if (f->next_burst < f->cut.pieces.size()) {
+            if (want_pf) {
+                if (d.rd_req_len != pf_piece)
+                    std::fprintf(stderr, "  cycle %llu: prefetch of %u bytes, expected %u (pf_plen %u, %u at the cursor)\n",
+                                 ull(cycle_), d.rd_req_len, pf_piece, f->job.pf_plen, rem);
+                CHECK_EQ(d.rd_req_len, pf_piece);
+            } else if (f->next_burst < f->cut.pieces.size()) {
                 const sg::Piece &p = f->cut.pieces[f->next_burst];
                 if (d.rd_req_len != p.len || d.rd_req_addr != p.addr)
                     std::fprintf(stderr, "  cycle %llu: burst %zu requested %u bytes at 0x%llx, expected %u at 0x%llx\n",
@@ -502,7 +657,11 @@ private:
                 CHECK(f->next_burst < f->cut.pieces.size());
             }
         }
-        if (d.seg_take) CHECK_EQ(d.seg_take_n, d.rd_req_len);
+        const bool pf_wait = want_pf && d.rd_req_valid && !d.rd_req_ready;
+        if (d.done && pf_wait) std::fprintf(stderr, "  cycle %llu: done with the prefetch's request not taken\n", ull(cycle_));
+        CHECK(!(d.done && pf_wait));
+        pf_asking_ = pf_wait;
+        if (d.seg_take) CHECK_EQ(d.seg_take_n, want_hit ? pf_len_ : static_cast<uint32_t>(d.rd_req_len));
         const uint64_t base = cursor_.base();
         if (frame_now) {
             cursor_.command(d.seg_next, d.seg_take, d.seg_take_n);
@@ -510,18 +669,60 @@ private:
         } else {
             CHECK(!d.seg_next && !d.seg_take);
         }
+        if (want_hit && d.started) {
+            // The prefetched beats become the frame's first burst.
+            Burst *pb = nullptr;
+            for (Burst &b : bursts_)
+                if (b.pf) pb = &b;
+            CHECK(pb != nullptr);
+            if (pb) {
+                pb->pf = false;
+                // The bench's own setup: the same message's memory and refusal.
+                if (pb->salt != f->job.salt || pb->err != (f->job.err_burst == 0))
+                    std::fprintf(stderr, "  cycle %llu: bench setup: a hit on another message's prefetch\n", ull(cycle_));
+                CHECK(pb->salt == f->job.salt && pb->err == (f->job.err_burst == 0));
+            }
+            f->next_burst++;
+            f->owed++;
+            pf_hits_++;
+        }
         if (d.rd_req_valid && d.rd_req_ready && frame_now) {
             Burst b;
             b.len = d.rd_req_len;
             b.beats = (b.len + W - 1) / W;
             b.due = cycle_ + rng_.range(lat_min, lat_max);
-            b.err = static_cast<int>(f->next_burst) == f->job.err_burst;
+            b.err = want_pf ? f->job.pf_err : static_cast<int>(f->next_burst) == f->job.err_burst;
             b.addr = d.rd_req_addr;
             b.base = base;
             b.salt = f->job.salt;
+            b.pf = want_pf;
             bursts_.push_back(b);
-            f->next_burst++;
-            bursts_total_++;
+            if (want_pf) {
+                pf_requests_++;
+            } else {
+                f->next_burst++;
+                f->owed++;
+                bursts_total_++;
+            }
+        }
+        // The prefetch's next state (the beats below are taken by this
+        // cycle's ready, from the state before).
+        const Pf pf_before = pf_;
+        if (pf_ == Pf::None && want_pf && d.rd_req_valid && d.rd_req_ready) {
+            pf_ = Pf::Held;
+            pf_doomed_ = false;
+            pf_addr_ = d.rd_req_addr;
+            pf_len_ = d.rd_req_len;
+            pf_id_ = f->job.pf_id & kPfIdMask;
+        } else if (pf_ == Pf::Held) {
+            if (want_hit) {
+                pf_ = Pf::None;
+            } else if (!in_frame_ && (d.started || !keep_ || pf_doomed_)) {   // the gather idle
+                pf_ = Pf::Drop;
+                (pf_doomed_ ? pf_drops_doomed_ : d.started ? pf_drops_start_ : pf_drops_keep_)++;
+            } else if (!keep_) {
+                pf_doomed_ = true;
+            }
         }
 
         // Pushes into the framer.
@@ -538,6 +739,7 @@ private:
                 if (!held_.empty()) {
                     const Held h = held_.front();
                     held_.pop_front();
+                    if (h.last && f->owed > 0) f->owed--;
                     if (n != h.n)
                         std::fprintf(stderr, "  cycle %llu: pushed %u bytes of a beat of %u\n", ull(cycle_), n, h.n);
                     CHECK_EQ(n, h.n);
@@ -578,8 +780,18 @@ private:
         if (presenting_ && d.rd_rsp_ready) {
             Burst &b = bursts_.front();
             const uint32_t n_beat = b.len - W * b.sent < W ? b.len - W * b.sent : W;
-            held_.push_back(Held{n_beat, b.err, b.base});
-            CHECK(held_.size() <= 1);   // one register
+            const bool last = b.sent + 1 == b.beats;
+            if (b.pf) {
+                // Only a prefetch being dropped gives its beats away unclaimed.
+                if (pf_before != Pf::Drop)
+                    std::fprintf(stderr, "  cycle %llu: a beat of a held prefetch taken by the frame\n", ull(cycle_));
+                CHECK(pf_before == Pf::Drop);
+                pf_dropped_beats_++;
+                if (last) pf_ = Pf::None;
+            } else {
+                held_.push_back(Held{n_beat, b.err, b.base, last});
+                CHECK(held_.size() <= 1);   // one register
+            }
             b.sent++;
             presenting_ = false;
             if (b.sent == b.beats) bursts_.pop_front();
@@ -593,7 +805,7 @@ private:
                              ull(cycle_), f->pushed, want, f->hdr_len, f->job.f.payload_len, f->job.f.pad);
             CHECK_EQ(f->pushed, want);
             CHECK_EQ(f->next_burst, f->cut.pieces.size());
-            CHECK(bursts_.empty());
+            CHECK(bursts_.empty() || (bursts_.size() == 1 && bursts_.front().pf));   // at most its own prefetch
             CHECK(held_.empty());
             CHECK_EQ(d.poison, f->cause);
             if (f->dry) {
@@ -607,6 +819,7 @@ private:
             if (f->cause) poisoned_++;
             frames_++;
             last_done_ = cycle_;
+            frame_cycles_.push_back(last_done_ - last_started_);
             in_frame_ = false;
             start_ = false;
             cur_.reset();
@@ -664,6 +877,17 @@ private:
 
     uint64_t frames_ = 0, poisoned_ = 0, faults_ = 0, bursts_total_ = 0, nexts_total_ = 0, short_frames_ = 0;
     uint64_t last_started_ = 0, last_done_ = 0;
+    std::vector<uint64_t> frame_cycles_;
+
+    bool keep_ = true, drop_all_ = false;
+    Pf pf_ = Pf::None;
+    bool pf_asking_ = false;   // the prefetch's request offered and not taken (offered again)
+    bool pf_doomed_ = false;
+    uint64_t pf_addr_ = 0;
+    uint32_t pf_len_ = 0;
+    unsigned pf_id_ = 0;
+    uint64_t pf_requests_ = 0, pf_hits_ = 0, pf_drops_start_ = 0, pf_drops_keep_ = 0, pf_drops_doomed_ = 0,
+             pf_dropped_beats_ = 0;
 };
 
 // Header fields as the engine sends them for opcode op, payload plen with
@@ -711,6 +935,63 @@ TxJob one_segment(Rng &r, uint8_t op, unsigned plen, uint64_t addr) {
     return j;
 }
 
+// Bytes at the cursor of l.
+uint32_t rem_at(const sg::List &l) { return l.first < l.segs.size() ? l.segs[l.first].len - l.off : 0; }
+uint64_t addr_at(const sg::List &l) { return l.first < l.segs.size() ? l.segs[l.first].addr + l.off : 0; }
+
+// The list after its next `len` bytes are sent: the cursor at the end of
+// the last burst (rnic_sg_cursor steps past a used-up segment only when it
+// is asked for more).
+sg::List after(const sg::List &l, uint32_t len) {
+    const sg::Cut c = sg::cut(l.segs, l.first, l.off, len, kMtu);
+    sg::List n = l;
+    if (!c.pieces.empty()) {
+        const sg::Piece &p = c.pieces.back();
+        n.first = p.seg;
+        n.off = static_cast<uint32_t>(p.addr - l.segs[p.seg].addr) + p.len;
+    }
+    return n;
+}
+
+// The packets of one message (payloads `plens`) over one list holding them
+// all (and `extra` bytes more), as the engine sends them: each packet's
+// cursor where the one before stopped, one host memory (salt), one pf_id,
+// each pf_plen the next packet's payload (the last's none).
+std::vector<TxJob> message(Rng &r, const std::vector<unsigned> &plens, unsigned pf_id, unsigned max_segs,
+                           uint32_t extra = 0, bool any_pad = false) {
+    uint32_t total = 0;
+    for (unsigned p : plens) total += p;
+    sg::List l = sg::random_list(r, total, extra, max_segs, true);
+    const uint64_t salt = r.next();
+    std::vector<TxJob> v;
+    for (size_t k = 0; k < plens.size(); k++) {
+        TxJob j;
+        j.f = random_fields(r, random_opcode(r), plens[k], any_pad);
+        j.list = l;
+        j.salt = salt;
+        j.pf_id = pf_id;
+        j.pf_plen = static_cast<uint16_t>(k + 1 < plens.size() ? plens[k + 1] : 0);
+        j.gap = r.percent(50) ? 0 : r.range(1, 6);
+        v.push_back(j);
+        l = after(l, plens[k]);
+    }
+    return v;
+}
+
+// Whether packet k + 1 of a message should take packet k's prefetch, in an
+// environment that takes every request at once (so the prefetch is asked
+// for in the first cycle its rule allows): packet k has payload and leaves
+// bytes in the segment at the cursor.
+bool hit_due(const std::vector<TxJob> &m, size_t k) {
+    return k + 1 < m.size() && m[k].f.payload_len != 0 && m[k].pf_plen != 0 &&
+           rem_at(after(m[k].list, m[k].f.payload_len)) != 0;
+}
+
+// A message's packet length: mostly full packets, sometimes a few beats.
+unsigned packet_len(Rng &r) {
+    return r.percent(50) ? kMtu : r.percent(50) ? r.range(1, 64) : r.range(65, kMtu);
+}
+
 }  // namespace
 
 UNIT_TEST_WIDTHS(single_segment) {
@@ -741,6 +1022,7 @@ UNIT_TEST_WIDTHS(single_segment) {
         g.run();
     }
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);   // pf_plen 0: never a prefetch
     CHECK_EQ(g.poisoned(), 0u);
     CHECK_EQ(g.faults(), 0u);
     std::printf("  %u frames, %llu bursts in %llu cycles\n", n, static_cast<unsigned long long>(g.bursts()),
@@ -765,6 +1047,7 @@ UNIT_TEST_WIDTHS(multi_segment) {
     }
     g.run();
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);   // pf_plen 0: never a prefetch
     CHECK_EQ(g.poisoned(), 0u);
     CHECK(g.nexts() > 0);   // empty segments and segment ends were met
     std::printf("  %u frames, %llu bursts, %llu segments stepped over, %llu cycles\n", n,
@@ -794,6 +1077,7 @@ UNIT_TEST_WIDTHS(mtu_split) {
     }
     g.run();
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);   // pf_plen 0: never a prefetch
     CHECK_EQ(g.poisoned(), 0u);
     std::printf("  %u frames, %llu bursts\n", n, static_cast<unsigned long long>(g.bursts()));
 }
@@ -836,6 +1120,7 @@ UNIT_TEST_WIDTHS(read_error) {
     }
     g.run();
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);   // pf_plen 0: never a prefetch
     CHECK_EQ(g.poisoned(), bad);
     CHECK(g.faults() >= bad);   // at least one pulse per refused burst (one per beat)
     std::printf("  %u frames, %u with a refused burst, %llu fault pulses\n", n, bad,
@@ -877,6 +1162,7 @@ UNIT_TEST_WIDTHS(list_dry) {
     }
     g.run();
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);   // pf_plen 0: never a prefetch
     CHECK_EQ(g.poisoned(), dry);
     CHECK_EQ(g.short_frames(), dry);
     std::printf("  %u frames, %u on a list that ran dry (each short of its fr_len)\n", n, dry);
@@ -906,27 +1192,34 @@ void empty_at_cursor(Rng &r, sg::List &l, bool used_up) {
 //
 //   plen == 0:                      H + 1 + P
 //   segment at the cursor empty:    H + 1 + N + sum_k (L + B_k + 1) + P
-//   otherwise:                      max(H + 2, L) + B_0 + P
+//   otherwise:                      max(H + 1, L) + B_0 + P
 //                                     + N + sum_{k>=1} (L + B_k + 1)
+//   first burst prefetched (its beats already waiting in the channel):
+//                                   H + 1 + B_0 + P + N + sum_{k>=1} (L + B_k + 1)
 //
 // fr_start is in cycle 1, the framer busy (pushes taken) from cycle 2, so
-// the headers go in cycles 2..H+1 and the frame leaves the header state
-// in H + 2. The first burst, when the segment at the cursor has bytes, is
-// requested in cycle 0 (started's), its first beat presented in L and
-// taken at T = max(H + 2, L) -- the headers' end or the beat, whichever is
-// later; its beats are taken one a cycle and each pushed the cycle after,
-// the last in T + B_0. With more to request the request state decides in
-// T + B_0 + 1: every later burst is requested there (after a cycle for
-// each segment stepped over) and the request state comes again
-// L + B_k + 1 cycles after its request, so the last burst's last beat is
-// pushed one cycle before it would come. done is in the cycle of the last
-// beat's push, or with a pad the cycle after (the pad's). With an empty
-// segment at the cursor nothing is requested during the headers: the
-// request state starts in H + 2 and steps past it there, and the first
-// burst is timed as a later one. Without payload the last header beat
-// (H + 1) is the last byte.
+// the headers go in cycles 2..H+1, the last in H + 1. The first burst,
+// when the segment at the cursor has bytes, is requested in cycle 0
+// (started's; a prefetch taken counts as that request), so it was asked
+// for before the last header beat's cycle and its first beat may be taken
+// in that cycle: at T = max(H + 1, L), the last header beat or the beat,
+// whichever is later (H + 1 for a prefetch whose beats wait already).
+// Its beats are taken one a cycle (the register empties as each is
+// pushed; only the burst's last stops it) and each pushed the cycle after,
+// the first right behind the last header beat, the last in T + B_0. With
+// more to request the request state decides in T + B_0 + 1: every later
+// burst is requested there (after a cycle for each segment stepped over)
+// and the request state comes again L + B_k + 1 cycles after its request
+// (its first beat taken in request + L, in G_DATA already), so the last
+// burst's last beat is pushed one cycle before it would come. done is in
+// the cycle of the last beat's push, or with a pad the cycle after (the
+// pad's). With an empty segment at the cursor nothing is requested during
+// the headers: the request state starts in H + 2 and steps past it there,
+// and the first burst is timed as a later one. Without payload the last
+// header beat (H + 1) is the last byte.
 template <unsigned W>
-uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &l, const sg::Cut &c, unsigned lat) {
+uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &l, const sg::Cut &c, unsigned lat,
+                     bool prefetched = false) {
     const uint64_t h = (hdr + W - 1) / W;
     const uint64_t p = pad != 0 ? 1 : 0;
     if (plen == 0) return h + 1 + p;
@@ -935,7 +1228,7 @@ uint64_t want_cycles(unsigned hdr, unsigned plen, unsigned pad, const sg::List &
     for (size_t k = 1; k < c.pieces.size(); k++) later += lat + beats(c.pieces[k].len) + 1;
     const bool early = l.first < l.segs.size() && l.segs[l.first].len != l.off;
     if (!early) return h + 1 + later + lat + beats(c.pieces[0].len) + 1 + p;
-    const uint64_t first_beat = h + 2 > lat ? h + 2 : lat;
+    const uint64_t first_beat = prefetched || h + 1 >= lat ? h + 1 : lat;
     return first_beat + beats(c.pieces[0].len) + p + later;
 }
 
@@ -945,7 +1238,7 @@ UNIT_TEST_WIDTHS(cycle_count) {
     Gather<W> g(seed);
     const int before = rnic_check_failures();
     unsigned n = 0, hdr_bound = 0, lat_bound = 0;
-    // At W = 8 the headers' end H + 2 is 9 to 11; at W > 8 it is 3 to 7
+    // At W = 8 the last header beat H + 1 is 8 to 10; at W > 8 it is 2 to 6
     // (headers of 1 to 5 beats), which 4..6 put L at and around too.
     std::vector<unsigned> lats = {1, 2, 3, 7, 8, 9, 10, 20};
     if (W > 8) lats.insert(lats.begin() + 3, {4u, 5u, 6u});
@@ -963,7 +1256,7 @@ UNIT_TEST_WIDTHS(cycle_count) {
             if (plen != 0) {
                 const bool e = j.list.segs[j.list.first].len != j.list.off;
                 (e ? early : late)++;
-                if (e) ((hdr + W - 1) / W + 2 >= lat ? hdr_bound : lat_bound)++;
+                if (e) ((hdr + W - 1) / W + 1 >= lat ? hdr_bound : lat_bound)++;
             }
             g.add(j);
             g.run();
@@ -981,10 +1274,11 @@ UNIT_TEST_WIDTHS(cycle_count) {
         std::printf("  latency %2u: %u frames with the first burst asked for during the headers, "
                     "%u with an empty segment at the cursor\n", lat, early, late);
     }
-    // Both sides of max(H + 2, L).
+    // Both sides of max(H + 1, L).
     CHECK(hdr_bound > 0 && lat_bound > 0);
     std::printf("  first beat bound by the headers in %u frames, by the latency in %u\n", hdr_bound, lat_bound);
     CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.pf_requests(), 0u);
 }
 
 UNIT_TEST_WIDTHS(reset_mid_frame) {
@@ -1015,6 +1309,225 @@ UNIT_TEST_WIDTHS(reset_mid_frame) {
         g.run();
     }
     CHECK_EQ(g.frames(), 40u);
+    CHECK_EQ(g.pf_requests(), 0u);
+}
+
+// A message's packets, each frame prefetching the next's first burst: with
+// everything ready at once, every packet that leaves bytes at the cursor is
+// followed by a hit (the count is exact), the hit frame asks for nothing
+// in started, takes the cursor there by the prefetched length, and with
+// its beats already waiting (a gap of L) its first payload beat follows
+// the last header beat whatever L is -- the point of the prefetch at
+// W = 32 and 64. Then the same with random back-pressure and latency.
+UNIT_TEST_WIDTHS(prefetch_hit) {
+    const uint64_t seed = unit_seed(0x6a0009);
+    Gather<W> g(seed);
+    Rng r(seed);
+    const int before = rnic_check_failures();
+    g.keep_low_pct = 0;
+    unsigned n = 0, want_hits = 0, timed = 0, timed_hits = 0;
+    for (unsigned lat : {1u, 4u, 9u, 20u}) {
+        g.lat_min = g.lat_max = lat;
+        for (unsigned m = 0; m < 30 && !unit_stop(before); m++) {
+            std::vector<unsigned> plens(r.range(2, 6));
+            for (unsigned &p : plens) p = packet_len(r);
+            std::vector<TxJob> msg = message(r, plens, r.range(0, 1), m % 3 == 0 ? 1 : 4, r.range(0, 200));
+            const size_t first = g.frame_cycles().size();
+            for (size_t k = 0; k < msg.size(); k++) {
+                if (k > 0 && r.percent(50)) msg[k].gap = lat;   // the prefetched beats arrive before the frame
+                g.add(msg[k]);
+            }
+            g.run();
+            n += static_cast<unsigned>(msg.size());
+            for (size_t k = 0; k < msg.size(); k++) {
+                const bool hit = k > 0 && hit_due(msg, k - 1);
+                want_hits += hit;
+                if (hit && msg[k].gap < lat) continue;   // its beats may still be on their way
+                const TxJob &j = msg[k];
+                const sg::Cut c = sg::cut(j.list.segs, j.list.first, j.list.off, j.f.payload_len, kMtu);
+                const uint64_t want = want_cycles<W>(wire::header_bytes(j.f), j.f.payload_len, j.f.pad, j.list, c, lat, hit);
+                CHECK(first + k < g.frame_cycles().size());
+                if (first + k >= g.frame_cycles().size()) break;
+                const uint64_t got = g.frame_cycles()[first + k];
+                if (got != want)
+                    std::fprintf(stderr, "  latency %u, packet %zu of %zu (%s), plen %u: %llu cycles, expected %llu\n", lat,
+                                 k, msg.size(), hit ? "prefetched" : "not prefetched", j.f.payload_len,
+                                 static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+                CHECK_EQ(got, want);
+                timed++;
+                timed_hits += hit;
+            }
+            CHECK_EQ(g.pf_hits(), want_hits);
+        }
+    }
+    CHECK_EQ(g.pf_requests(), want_hits);   // the last packet's pf_plen 0: nothing more asked for
+    CHECK_EQ(g.pf_drops(), 0u);
+    CHECK(timed_hits > 20);
+    std::printf("  %u packets, %llu prefetches taken (%u timed, of %u frames timed)\n", n,
+                static_cast<unsigned long long>(g.pf_hits()), timed_hits, timed);
+
+    // Back-pressure: the prefetch asked for later or not at all; each one
+    // asked for is still taken, the bytes right.
+    g.push_ok_pct = 70;
+    g.req_ready_pct = 60;
+    g.rsp_pct = 70;
+    g.lat_min = 1;
+    g.lat_max = 16;
+    g.drain_max = 6;
+    const uint64_t hits0 = g.pf_hits(), reqs0 = g.pf_requests();
+    unsigned due = 0;
+    for (unsigned m = 0; m < 150; m++) {
+        std::vector<unsigned> plens(r.range(2, 5));
+        for (unsigned &p : plens) p = packet_len(r);
+        const std::vector<TxJob> msg = message(r, plens, r.range(0, 1), 4, r.range(0, 200));
+        for (size_t k = 0; k < msg.size(); k++) {
+            g.add(msg[k]);
+            due += hit_due(msg, k);
+        }
+    }
+    g.run();
+    const uint64_t hits = g.pf_hits() - hits0;
+    CHECK_EQ(hits, g.pf_requests() - reqs0);
+    CHECK(hits > due / 2 && hits <= due);
+    CHECK_EQ(g.pf_drops(), 0u);
+    CHECK_EQ(g.poisoned(), 0u);
+    CHECK_EQ(g.faults(), 0u);
+    std::printf("  with back-pressure: %llu of %u prefetches due taken\n", static_cast<unsigned long long>(hits), due);
+}
+
+// The ways a held prefetch is thrown away, each after a packet A that asked
+// for one: the next frame B with another pf_id, at another address, with
+// another first piece; pf_keep low in the gap before B (idle); pf_keep low
+// while A was still under way (doomed: dropped once A is done, B refused
+// it though it would match); and a refused prefetch dropped (no fault, no
+// poison). The per-cycle checks hold pf_drop and rd_rsp_ready high
+// exactly while its beats are thrown away, pf_busy to the last, none of
+// them pushed, B's own bytes right (its own beats behind the dropped ones).
+// With everything ready at once the counts are exact; then back-pressure.
+UNIT_TEST_WIDTHS(prefetch_drop) {
+    const uint64_t seed = unit_seed(0x6a000a);
+    Gather<W> g(seed);
+    Rng r(seed);
+    g.keep_low_pct = 0;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            g.push_ok_pct = 70;
+            g.req_ready_pct = 60;
+            g.rsp_pct = 70;
+            g.drain_max = 6;
+        }
+        const uint64_t reqs0 = g.pf_requests(), start0 = g.pf_drops_start(), keep0 = g.pf_drops_keep(),
+                       doomed0 = g.pf_drops_doomed(), beats0 = g.pf_dropped_beats(), hits0 = g.pf_hits();
+        unsigned want_start = 0, want_keep = 0, want_doomed = 0, want_hits = 0, want_beats = 0;
+        for (unsigned i = 0; i < 120; i++) {
+            g.lat_min = 1;
+            g.lat_max = pass == 0 ? r.range(1, 20) : 16;
+            // A and B over one segment with bytes left after both.
+            const unsigned pa = packet_len(r), pb = r.range(2, kMtu);
+            std::vector<TxJob> m = message(r, {pa, pb}, r.range(0, 1), 1, r.range(1, 100));
+            TxJob &a = m[0], &b = m[1];
+            const uint32_t pf_len = min3(a.pf_plen, rem_at(b.list), kMtu);
+            bool hit = false;
+            switch (i % 7) {
+            case 0: b.pf_id ^= 1; break;                    // another message's name
+            case 1: {                                       // another address
+                const uint64_t at = addr_at(b.list);
+                b.list = sg::random_list(r, pb, 0, 3, false);
+                while (addr_at(b.list) == at) b.list = sg::random_list(r, pb, 0, 3, false);
+                break;
+            }
+            case 2: a.pf_plen = static_cast<uint16_t>(pb - 1); break;   // another first piece
+            case 3:                                         // pf_keep low while idle
+                b.keep_low = KeepLow::Gap;
+                b.gap = r.range(1, 6);
+                break;
+            case 4: a.keep_low = KeepLow::Mid; break;       // doomed
+            case 5:                                         // refused, dropped
+                a.pf_err = true;
+                b.pf_id ^= 1;
+                break;
+            default: hit = true; break;                     // taken: the drops leave it working
+            }
+            g.add(a);
+            g.add(b);
+            const uint32_t dropped = i % 7 == 2 ? min3(pb - 1, rem_at(b.list), kMtu) : pf_len;
+            if (hit) {
+                want_hits++;
+            } else {
+                want_beats += (dropped + W - 1) / W;
+                (i % 7 == 3 ? want_keep : i % 7 == 4 ? want_doomed : want_start)++;
+            }
+        }
+        g.run();
+        const uint64_t reqs = g.pf_requests() - reqs0, hits = g.pf_hits() - hits0;
+        const uint64_t d_start = g.pf_drops_start() - start0, d_keep = g.pf_drops_keep() - keep0,
+                       d_doomed = g.pf_drops_doomed() - doomed0, beats = g.pf_dropped_beats() - beats0;
+        CHECK_EQ(reqs, hits + d_start + d_keep + d_doomed);
+        if (pass == 0) {
+            CHECK_EQ(hits, want_hits);
+            CHECK_EQ(d_start, want_start);
+            CHECK_EQ(d_keep, want_keep);
+            CHECK_EQ(d_doomed, want_doomed);
+            CHECK_EQ(beats, want_beats);
+        } else {
+            CHECK(hits > 0 && d_start > 0 && d_keep > 0 && d_doomed > 0);
+        }
+        std::printf("  pass %u: %llu prefetches: %llu taken, dropped %llu at a start, %llu on pf_keep idle, "
+                    "%llu doomed (%llu beats)\n", pass, static_cast<unsigned long long>(reqs),
+                    static_cast<unsigned long long>(hits), static_cast<unsigned long long>(d_start),
+                    static_cast<unsigned long long>(d_keep), static_cast<unsigned long long>(d_doomed),
+                    static_cast<unsigned long long>(beats));
+    }
+    CHECK_EQ(g.poisoned(), 0u);
+    CHECK_EQ(g.faults(), 0u);
+}
+
+// A refused prefetch: taken by a hit it is the frame's refused first burst
+// (zeros pushed, a fault pulse per beat with its segment's start, poison
+// at done); dropped it leaves nothing (no fault, the next frame clean).
+// Exact at any pace: if back-pressure keeps the prefetch from being asked
+// for, B asks for its first burst itself and the DMA refuses that.
+UNIT_TEST_WIDTHS(prefetch_error) {
+    const uint64_t seed = unit_seed(0x6a000b);
+    Gather<W> g(seed);
+    Rng r(seed);
+    g.keep_low_pct = 0;
+    unsigned n = 0, bad = 0, want_faults = 0;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            g.push_ok_pct = 70;
+            g.req_ready_pct = 60;
+            g.rsp_pct = 70;
+            g.lat_min = 1;
+            g.lat_max = 16;
+            g.drain_max = 6;
+        }
+        const uint64_t hits0 = g.pf_hits(), drops0 = g.pf_drops();
+        for (unsigned i = 0; i < 100; i++) {
+            std::vector<TxJob> m = message(r, {packet_len(r), packet_len(r)}, r.range(0, 1), 3, r.range(1, 100));
+            m[0].pf_err = true;
+            if (i % 2 == 0) {
+                m[1].err_burst = 0;
+                bad++;
+                const sg::Cut c = sg::cut(m[1].list.segs, m[1].list.first, m[1].list.off, m[1].f.payload_len, kMtu);
+                want_faults += (c.pieces[0].len + W - 1) / W;
+            } else {
+                m[1].pf_id ^= 1;   // dropped
+            }
+            g.add(m[0]);
+            g.add(m[1]);
+            g.add(job(r, r.range(0, 300)));   // clean after it
+            n += 3;
+        }
+        g.run();
+        CHECK(g.pf_hits() > hits0 && g.pf_drops() > drops0);
+    }
+    CHECK_EQ(g.frames(), n);
+    CHECK_EQ(g.poisoned(), bad);
+    CHECK_EQ(g.faults(), want_faults);
+    std::printf("  %u frames, %u refused first bursts (%llu prefetches taken, %llu dropped), %llu fault pulses\n", n,
+                bad, static_cast<unsigned long long>(g.pf_hits()), static_cast<unsigned long long>(g.pf_drops()),
+                static_cast<unsigned long long>(g.faults()));
 }
 
 UNIT_TEST_WIDTHS(random_run) {
@@ -1030,15 +1543,43 @@ UNIT_TEST_WIDTHS(random_run) {
         g.lat_min = r.range(1, 4);
         g.lat_max = g.lat_min + r.range(0, 16);
         g.drain_max = r.range(0, 12);
-        for (unsigned i = 0; i < 250; i++, n++) {
+        g.keep_low_pct = round < 3 ? 0 : r.range(0, 4);
+        for (unsigned i = 0; i < 250; i++) {
+            if (r.percent(40)) {
+                // A message, its packets prefetching one another; now and
+                // then a pf_plen that is not the next packet's, a refused
+                // packet (its prefetch refused too), a prefetch after the
+                // last packet (dropped at the next start).
+                std::vector<unsigned> plens(r.range(2, 4));
+                for (unsigned &p : plens) p = r.percent(10) ? 0 : r.percent(30) ? r.range(1, 32) : packet_len(r);
+                std::vector<TxJob> m = message(r, plens, r.range(0, 1), 5, r.percent(30) ? r.range(1, 64) : 0,
+                                               r.percent(30));
+                for (size_t k = 0; k < m.size(); k++) {
+                    if (r.percent(10)) m[k].err_burst = static_cast<int>(r.range(0, 2));
+                    if (r.percent(15)) m[k].pf_plen = static_cast<uint16_t>(r.range(1, kMtu));
+                }
+                for (size_t k = 0; k < m.size(); k++) {
+                    m[k].pf_err = k + 1 < m.size() ? m[k + 1].err_burst == 0 : r.percent(20);
+                    g.add(m[k]);
+                    n++;
+                }
+                i += static_cast<unsigned>(m.size()) - 1;
+                continue;
+            }
             const unsigned plen = r.percent(20) ? 0 : r.percent(40) ? r.range(1, 32) : r.range(33, kMtu);
             TxJob j = job(r, plen, r.percent(10) ? r.range(1, 64) : 0, 6, r.percent(30));
             if (r.percent(10)) j.err_burst = static_cast<int>(r.range(0, 2));
             g.add(j);
+            n++;
         }
         g.run();
     }
     CHECK_EQ(g.frames(), n);
+    CHECK(g.pf_hits() > 0 && g.pf_drops_start() > 0 && g.pf_drops_keep() > 0 && g.pf_drops_doomed() > 0);
+    std::printf("  %llu prefetches: %llu taken, dropped %llu at a start, %llu on pf_keep idle, %llu doomed\n",
+                static_cast<unsigned long long>(g.pf_requests()), static_cast<unsigned long long>(g.pf_hits()),
+                static_cast<unsigned long long>(g.pf_drops_start()), static_cast<unsigned long long>(g.pf_drops_keep()),
+                static_cast<unsigned long long>(g.pf_drops_doomed()));
     std::printf("  %u frames, %llu bursts, %llu poisoned, %llu cycles\n", n,
                 static_cast<unsigned long long>(g.bursts()), static_cast<unsigned long long>(g.poisoned()),
                 static_cast<unsigned long long>(g.cycles()));

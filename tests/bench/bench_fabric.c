@@ -48,6 +48,11 @@ static uint64_t op_cycles(uint8_t op, uint32_t len) {
 
 int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 5;
+    if (runs < 1) {
+        /* The speed figure is a median: it needs at least one run. */
+        fprintf(stderr, "bench_fabric: runs must be 1 to 64, not %s\n", argv[1]);
+        return 2;
+    }
     const uint32_t MiB = 1u << 20;
     pair_open(&P);
     a = aligned_alloc(4096, MiB);

@@ -530,10 +530,9 @@ static int expect_event(struct role *r, DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER wan
     return 0;
 }
 
-/* A DTO completion of our EP with this cookie and status (and, unless
- * ANY_LENGTH, this transferred length). */
-/* Takes the next event of evd, which must be the completion of cookie
- * with one of the n_ok statuses in ok[]. */
+/* The next event of evd: a DTO completion of our EP with this cookie, one
+ * of the n_ok statuses in ok[] and, unless ANY_LENGTH, this transferred
+ * length. */
 static int expect_dto_of(struct role *r, DAT_EVD_HANDLE evd, uint64_t cookie, const DAT_DTO_COMPLETION_STATUS *ok,
                          unsigned n_ok, DAT_VLEN length, const char *what, DAT_DTO_COMPLETION_EVENT_DATA *out)
 {
@@ -563,6 +562,7 @@ static int expect_dto_of(struct role *r, DAT_EVD_HANDLE evd, uint64_t cookie, co
     return 0;
 }
 
+/* The same with exactly one status allowed. */
 static int expect_dto(struct role *r, DAT_EVD_HANDLE evd, uint64_t cookie, DAT_DTO_COMPLETION_STATUS status,
                       DAT_VLEN length, const char *what, DAT_DTO_COMPLETION_EVENT_DATA *out)
 {

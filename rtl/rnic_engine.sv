@@ -142,6 +142,7 @@ module rnic_engine #(
   output logic        fr_poison,
 
   input  logic        rxb_valid,
+  input  logic        rxb_next_valid,   // a second whole frame behind rxb_valid's
   input  logic [15:0] rxb_len,
   /* verilator lint_off UNUSEDSIGNAL */   // past RX_HDR_BYTES: whole words at W = 32 and 64
   input  logic [8*W*HDR_WORDS-1:0] rxb_hdr,
@@ -383,6 +384,11 @@ module rnic_engine #(
     .send_open(pq_xs.snd_open), .recv_posted(pq_xs.rq_ci != pq_rq_pi),
     .recv_held(j.wq_held && j.wq_held_recv && j.wq_held_qp == pq && j.wq_held_idx == pq_xs.rq_ci),
     .act(resp_act), .duplicate(resp_dup), .nak_syndrome(resp_nak_syndrome), .nak_status(resp_nak_status));
+  // A request packet whose key needs checking asks the table at its parse:
+  // every field the check names is the frame's or its QP's (pq) by then,
+  // and the verdict comes a cycle sooner than from a state of its own.
+  logic rx_to_resp, rkey_fire;
+  assign rkey_fire = rx_to_resp && resp_act == rnic_pkg::RESP_ACT_RKEY;
 
   // ------------------------------------------------------------ the WQE
   // The WQE in wq, field by field as rtl/spec/rnic.toml lays it out
@@ -506,14 +512,16 @@ module rnic_engine #(
     .fr_start, .fr_len, .fr_free, .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison);
 
   // Receive scatter: in S_RX_SCATTER it places the frame's payload (loaded
-  // at parse) over the cursor's segments.
+  // at parse) over the cursor's segments. It reads the payload ahead while
+  // the job holds the frame (rx_held: the key check's cycles), so the first
+  // beat leaves as the first burst opens.
   logic        sc_done, sc_overrun, sc_idle;
   logic        sc_w_valid, sc_w_last;
   logic [63:0] sc_w_addr;
   logic [8*W-1:0] sc_w_data;
   logic [12:0] sc_w_len;
   rnic_rx_scatter #(.W(W), .RXD(RXD)) u_scatter (
-    .clk, .rst_n, .load(parsing), .load_off(p_off), .load_len(p_plen),
+    .clk, .rst_n, .load(parsing), .load_off(p_off), .load_len(p_plen), .hold(j.rx_held),
     .start(st == rnic_pkg::S_RX_SCATTER),
     .done(sc_done), .overrun(sc_overrun), .idle(sc_idle), .rxb_rd_addr, .rxb_rd_data,
     .seg_more(sg_more), .seg_rem, .seg_addr(sg_addr), .seg_next(sc_next), .seg_take(sc_take),
@@ -579,7 +587,7 @@ module rnic_engine #(
     .sge_len(wq_sge_lens), .sge_lkey(wq_sge_lkeys), .pz(cur_pz),
     .bu_chk_valid, .bu_chk_mode, .bu_chk_key, .bu_chk_rights, .bu_chk_addr, .bu_chk_len,
     .lchk_valid, .lchk_mode, .lchk_key, .lchk_pz, .lchk_rights, .lchk_addr, .lchk_len, .lchk_rsp_valid,
-    .lchk_verdict, .rx_cont, .p_read_req(p_op == rnic_pkg::BTH_READ_REQUEST), .p_rkey, .p_va, .p_rlen, .p_plen,
+    .lchk_verdict, .rkey_fire, .rx_cont, .p_read_req(p_op == rnic_pkg::BTH_READ_REQUEST), .p_rkey, .p_va, .p_rlen, .p_plen,
     .wr_rkey(pq_xs.wr_rkey), .wr_va(pq_xs.wr_va), .rx_pz(pq_pz),
     .rchk_valid, .rchk_key, .rchk_pz, .rchk_rights, .rchk_addr, .rchk_len, .rchk_rsp_valid,
     .rx_is_read_req, .sq_go_pos(go_pos), .rcv_got(cur_xs.rcv_got), .out_got(cur_xs.out_got), .cur_wr_va(cur_xs.wr_va),
@@ -635,7 +643,7 @@ module rnic_engine #(
   // The job control: the states no unit owns, and which unit's next job
   // registers and QP writes the engine takes.
   rnic_job_control #(.NUM_QP(NUM_QP)) u_ctl (
-    .j, .enable, .rxb_valid, .bind_any, .bind_q, .retry_any, .retry_q, .pick_any, .pick_q, .flush_any, .flush_q,
+    .j, .enable, .rxb_valid, .rxb_next_valid, .bind_any, .bind_q, .retry_any, .retry_q, .pick_any, .pick_q, .flush_any, .flush_q,
     .nxt_done, .nxt_sq_ci, .nxt_sq_base, .nxt_sq_log,
     .dma_rd_req_ready(dma_rd_req_ready && !rd_owed), .dma_rd_rsp_valid, .fetch_cut, .dma_rd_rsp_err,
     .tx_started, .tx_done,
@@ -645,7 +653,7 @@ module rnic_engine #(
     .qp_cmd_valid, .bad_doorbell(db_valid && ((db_kind <= 2'd1 && !qp_db_ok) || (db_kind == 2'd2 && !cq_db_ok))),
     .db_index, .p_roce, .p_len_ok, .p_qp, .pq_state, .p_op, .p_psn, .p_ackreq, .rx_is_ack, .rx_is_rresp,
     .req_jn, .req_xs_we, .req_xs, .resp_jn, .resp_xs_we, .resp_xs, .comp_jn, .comp_xs_we, .comp_xs,
-    .jd, .jn, .xs_we, .xs_wr);
+    .rx_to_resp, .jd, .jn, .xs_we, .xs_wr);
 
   // Idle -----------------------------------------------------------------
   // Everything that moves without a new input: a job (st != S_IDLE, and

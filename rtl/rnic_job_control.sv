@@ -26,6 +26,7 @@ module rnic_job_control #(
   input  logic                        enable,
   // What can start a job.
   input  logic                        rxb_valid,
+  input  logic                        rxb_next_valid,
   input  logic                        bind_any,
   input  logic [QW-1:0]               bind_q,
   input  logic                        retry_any,
@@ -77,6 +78,7 @@ module rnic_job_control #(
   input  rnic_pkg::qp_xs_we_t         comp_xs_we,
   input  rnic_pkg::qp_xs_t            comp_xs,
 
+  output logic                        rx_to_resp,   // S_RX_PARSE: the frame is the responder's
   output rnic_pkg::job_t              jd,
   output rnic_pkg::job_t              jn,
   output rnic_pkg::qp_xs_we_t         xs_we,
@@ -238,7 +240,7 @@ module rnic_job_control #(
       rnic_pkg::S_SQ_CHECK_WAIT, rnic_pkg::S_SQ_GO, rnic_pkg::S_SQ_PKT,
       rnic_pkg::S_SQ_ERR:
         own = OWN_REQ;
-      rnic_pkg::S_RX_RKEY_FIRE, rnic_pkg::S_RX_RKEY_WAIT, rnic_pkg::S_RX_SEND_WQE,
+      rnic_pkg::S_RX_RKEY_WAIT, rnic_pkg::S_RX_SEND_WQE,
       rnic_pkg::S_RX_SEND_CHECK, rnic_pkg::S_RX_SEND_CHECK_WAIT, rnic_pkg::S_RX_SEND_PLACE,
       rnic_pkg::S_ACK_SEND,
       rnic_pkg::S_ACK_DONE:
@@ -250,6 +252,7 @@ module rnic_job_control #(
       default: je.st = rnic_pkg::S_IDLE;
     endcase
 
+    rx_to_resp = j.st == rnic_pkg::S_RX_PARSE && own == OWN_RESP;
     unique case (own)
       OWN_REQ:  begin jm = req_jn;  xs_we = req_xs_we;  xs_wr = req_xs;  end
       OWN_RESP: begin jm = resp_jn; xs_we = resp_xs_we; xs_wr = resp_xs; end
@@ -268,6 +271,13 @@ module rnic_job_control #(
     fetch_keeps_held = (j.st == rnic_pkg::S_FETCH_REQ && dma_rd_req_ready) ||
                        fetch_cut;
     jn = jm;
+    // A placed frame's job ending idle, with the next frame already whole
+    // in the buffer: S_IDLE would take that frame first, so the job goes
+    // to it now, a cycle earlier. Released at this edge, the frame just
+    // placed still shows; the one behind it is next_valid's.
+    if (j.st == rnic_pkg::S_RX_AFTER && jm.st == rnic_pkg::S_IDLE && enable &&
+        (j.rxb_release ? rxb_next_valid : rxb_valid))
+      jn.st = rnic_pkg::S_RX_PARSE;
     if (qp_cmd_valid && !fetch_keeps_held) jn.wq_held = 1'b0;
     if (payload_wr_err && !(j.st == rnic_pkg::S_RX_AFTER && j.wr_fault)) jn.wr_fault = 1'b1;
     if (bad_doorbell && !jm.ev_cq_overflow) jn.ev_queue = 16'(db_index);

@@ -6,7 +6,7 @@
 // so most grants are the job's state: a WQE fetch (S_FETCH_*) or the gather
 // (S_TX) reads; the requester's and the responder's lkey checks (S_SQ_CHECK,
 // S_RX_SEND_CHECK) or the bind unit (S_BIND) use the local check port; a
-// request packet's rkey check (S_RX_RKEY_FIRE) the remote one. Only the DMA
+// request packet's rkey check (rkey_fire, at its parse) the remote one. Only the DMA
 // write port has two users at once: the receive scatter's payload goes
 // first, the CQE writer's beats fill the gaps (a CQE never waits on a job).
 //
@@ -111,6 +111,7 @@ module rnic_port_arbiter #(
   // The remote check of a request packet: its RETH, or for a WRITE's
   // MIDDLE or LAST (no RETH) the QP's cursor and the rkey of the message's
   // FIRST, so a region or window that goes away mid-message stops the rest.
+  input  logic                    rkey_fire,      // the check goes to the table this cycle
   input  logic                    rx_cont,
   input  logic                    p_read_req,     // the frame in the buffer is a READ request
   input  logic [31:0]             p_rkey,
@@ -234,7 +235,7 @@ module rnic_port_arbiter #(
       lchk_len    = bu_chk_len;
     end
 
-    rchk_valid  = st == rnic_pkg::S_RX_RKEY_FIRE;
+    rchk_valid  = rkey_fire;
     rchk_key    = rx_cont ? wr_rkey : p_rkey;
     rchk_pz     = rx_pz;
     rchk_rights = p_read_req ? rnic_pkg::ACCESS_REMOTE_READ : rnic_pkg::ACCESS_REMOTE_WRITE;

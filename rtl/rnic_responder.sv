@@ -140,7 +140,7 @@ module rnic_responder #(
             xs_we.wr_left = 1'b1; xs.wr_left = 32'd0;
             jn.st = rnic_pkg::S_RX_WAIT_WR;
           end
-          rnic_pkg::RESP_ACT_RKEY:       jn.st = rnic_pkg::S_RX_RKEY_FIRE;
+          rnic_pkg::RESP_ACT_RKEY:       jn.st = rnic_pkg::S_RX_RKEY_WAIT;
           rnic_pkg::RESP_ACT_READ_EMPTY: read_response = 1'b1;
           rnic_pkg::RESP_ACT_PLACE_NONE: jn.st = rnic_pkg::S_RX_SCATTER;
           rnic_pkg::RESP_ACT_SEND_HELD: begin
@@ -163,9 +163,8 @@ module rnic_responder #(
         endcase
       end
 
-      // The rkey check port samples rchk_* in S_RX_RKEY_FIRE; its verdict
-      // comes in S_RX_RKEY_WAIT.
-      rnic_pkg::S_RX_RKEY_FIRE: jn.st = rnic_pkg::S_RX_RKEY_WAIT;
+      // The rkey check port sampled rchk_* at the parse (rnic_engine's
+      // rkey_fire); its verdict comes in the second cycle of S_RX_RKEY_WAIT.
       rnic_pkg::S_RX_RKEY_WAIT: if (rchk_rsp_valid) begin
         jn.ev_valid = 1'b1; jn.ev_code = rnic_pkg::EV_RKEY_CHECK;
         jn.ev_qpn = 16'(j.cur); jn.ev_arg = {rchk_key, 29'd0, rchk_verdict};

@@ -36,6 +36,9 @@ module rnic_rx_buffer #(
   input  logic [W-1:0]             rx_tkeep,
   input  logic                     rx_tlast,
   output logic                     frame_valid,
+  // The slot after frame_valid's holds a whole frame too: the engine may
+  // parse it in the cycle after it releases this one.
+  output logic                     next_valid,
   output logic [15:0]              frame_len,
   output logic [8*W*HDR_WORDS-1:0] hdr,        // the first HDR_WORDS words, byte 0 in [7:0]
   input  logic [$clog2(DEPTH)-1:0] rd_addr,
@@ -98,6 +101,7 @@ module rnic_rx_buffer #(
     beat        = in_v;
     widx        = len >> $clog2(W);
     frame_valid = full[rd_slot];
+    next_valid  = full[!rd_slot];
     frame_len   = slot_len[rd_slot];
     hdr         = slot_hdr[rd_slot];
     rd_data     = mem[{rd_slot, rd_addr}];

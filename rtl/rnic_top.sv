@@ -208,14 +208,14 @@ module rnic_top #(
     .tx_tvalid, .tx_tready, .tx_tdata, .tx_tkeep, .tx_tlast, .idle(tx_idle));
   /* verilator lint_on PINCONNECTEMPTY */
 
-  logic        rxb_valid, rxb_release;
+  logic        rxb_valid, rxb_next_valid, rxb_release;
   logic [15:0] rxb_len;
   logic [8*W*HDR_WORDS-1:0] rxb_hdr;
   logic [$clog2(RXD)-1:0] rxb_rd_addr;
   logic [8*W-1:0] rxb_rd_data;
   rnic_rx_buffer #(.W(W), .DEPTH(RXD), .HDR_WORDS(HDR_WORDS)) u_rx (
     .clk, .rst_n(core_rst_n), .tx_waiting(tx_tvalid && !tx_tready), .rx_tvalid, .rx_tready, .rx_tdata, .rx_tkeep, .rx_tlast,
-    .frame_valid(rxb_valid), .frame_len(rxb_len), .hdr(rxb_hdr), .rd_addr(rxb_rd_addr),
+    .frame_valid(rxb_valid), .next_valid(rxb_next_valid), .frame_len(rxb_len), .hdr(rxb_hdr), .rd_addr(rxb_rd_addr),
     .rd_data(rxb_rd_data), .release_frame(rxb_release), .drop(buf_rx_drop), .idle(rx_idle));
 
   rnic_engine #(.NUM_QP(NUM_QP), .NUM_CQ(NUM_CQ), .RXD(RXD)) u_eng (
@@ -239,7 +239,7 @@ module rnic_top #(
     .dma_wr_last, .dma_wr_cpl_valid, .dma_wr_cpl_tag, .dma_wr_cpl_err,
     // A frame may start while the last one's last beat leaves (free_next).
     .fr_start, .fr_len, .fr_free(fr_free_next), .fr_push_ok, .fr_push_data, .fr_push_n, .fr_poison,
-    .rxb_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
+    .rxb_valid, .rxb_next_valid, .rxb_len, .rxb_hdr, .rxb_rd_addr, .rxb_rd_data, .rxb_release,
     .trace_valid, .trace_event, .trace_qpn, .trace_arg, .time_now, .wake_valid, .wake_at,
     .idle(eng_idle));
 

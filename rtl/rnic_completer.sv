@@ -23,7 +23,7 @@
 //
 // Combinational: given the job registers and the QP's transport state, the
 // next job registers and the writes to that state, for the states it owns
-// (and S_RX_PARSE and S_RX_AFTER for an ACK or READ response).
+// (and S_RX_PARSE, S_RX_WAIT_WR and S_RX_AFTER for an ACK or READ response).
 module rnic_completer (
   input  logic [4:0]                  mutant,
   // Whole structs: a unit reads the fields it needs only.
@@ -238,8 +238,9 @@ module rnic_completer (
           jn.st = rnic_pkg::S_RX_SCATTER;
         end
       end
-      // Its payload is placed (or its placement failed).
-      rnic_pkg::S_RX_AFTER: begin
+      // Its payload is placed (or its placement failed); taken as the
+      // responder's is (rnic_responder, S_RX_AFTER).
+      rnic_pkg::S_RX_WAIT_WR, rnic_pkg::S_RX_AFTER: begin
         if (j.wr_fault) begin
           jn.wr_fault = 1'b0;
           jn.dma_fault = 1'b1;

@@ -111,6 +111,8 @@ module rnic_job_control #(
   owner_t own;
   rnic_pkg::job_t je, jm;
   logic fetch_keeps_held;   // the fetch writes wq_held this cycle
+  logic rx_after;           // the owner does a placed packet's S_RX_AFTER work now
+  logic rx_release;         // S_RX_WAIT_WR ends with the frame still held
   // The send WQE an idle engine may take up: the BIND's to commit (bind_any
   // comes first) or the pick's; S_IDLE's choice names where it goes.
   logic [QW-1:0]        sq_q;
@@ -121,6 +123,8 @@ module rnic_job_control #(
   always_comb begin
     je  = jd;
     own = OWN_ENGINE;
+    rx_after   = 1'b0;
+    rx_release = 1'b0;
     sq_ret = rnic_pkg::S_IDLE;
     unique case (j.st)
       rnic_pkg::S_IDLE: begin
@@ -208,23 +212,34 @@ module rnic_job_control #(
         end
       end
       // Payload: receive buffer -> byte queue -> DMA writes over the segments.
+      // The frame goes back to the buffer once its last byte is read: what
+      // follows reads the job's registers, not the frame.
       rnic_pkg::S_RX_SCATTER: if (sc_done) begin
         // Segments ran out before the payload did: the length checks make
         // this unreachable; fail the message rather than hang.
         if (sc_overrun) je.wr_fault = 1'b1;
         je.st = rnic_pkg::S_RX_WAIT_WR;
+        je.rxb_release = j.rx_held;
+        je.rx_held = 1'b0;
       end
       // Every payload write completed: none outstanding, or the last one's
-      // completion is here (its refusal reaches wr_fault at this edge too,
-      // below, in time for S_RX_AFTER).
+      // completion is here. The packet's owner finishes it in this same
+      // cycle (its S_RX_AFTER work, from registers only), unless that last
+      // completion is a refusal: that reaches wr_fault at this edge (below),
+      // and S_RX_AFTER acts on it in the next cycle. A frame still held (a
+      // WRITE without payload never went through the scatter) goes back now.
       rnic_pkg::S_RX_WAIT_WR: if (wr_outstanding == 8'(dma_wr_cpl_valid)) begin
-        if (j.rx_held) begin
-          je.rxb_release = 1'b1;
-          je.rx_held = 1'b0;
+        rx_release = j.rx_held;
+        if (payload_wr_err) je.st = rnic_pkg::S_RX_AFTER;
+        else begin
+          rx_after = 1'b1;
+          own = rx_is_rresp ? OWN_COMP : OWN_RESP;
         end
-        je.st = rnic_pkg::S_RX_AFTER;
       end
-      rnic_pkg::S_RX_AFTER: own = rx_is_rresp ? OWN_COMP : OWN_RESP;
+      rnic_pkg::S_RX_AFTER: begin
+        rx_after = 1'b1;
+        own = rx_is_rresp ? OWN_COMP : OWN_RESP;
+      end
 
       // A QP that left RTS while its message was under way (software reset
       // it, moved it to ERROR or started it afresh) sends nothing more: the
@@ -266,20 +281,27 @@ module rnic_job_control #(
     // depends on registers only: a simulator then evaluates it once a
     // cycle, not again whenever a port input moves. Who writes these fields:
     // only the fetch writes wq_held; the responder and the completer clear
-    // wr_fault, in S_RX_AFTER, exactly when it is set; only the completer's
-    // CQ overflow writes ev_queue.
+    // wr_fault in their S_RX_AFTER work (rx_after), exactly when it is set,
+    // and never in a cycle with a refusal (that goes to S_RX_AFTER first);
+    // only the completer's CQ overflow writes ev_queue.
     fetch_keeps_held = (j.st == rnic_pkg::S_FETCH_REQ && dma_rd_req_ready) ||
                        fetch_cut;
     jn = jm;
+    if (rx_release) begin
+      jn.rxb_release = 1'b1;
+      jn.rx_held = 1'b0;
+    end
     // A placed frame's job ending idle, with the next frame already whole
     // in the buffer: S_IDLE would take that frame first, so the job goes
-    // to it now, a cycle earlier. Released at this edge, the frame just
-    // placed still shows; the one behind it is next_valid's.
-    if (j.st == rnic_pkg::S_RX_AFTER && jm.st == rnic_pkg::S_IDLE && enable &&
+    // to it now, a cycle earlier. Released at this edge (j.rxb_release),
+    // the frame just placed still shows and the one behind it is
+    // next_valid's; released at the next (jn.rxb_release), it still shows
+    // then, and S_IDLE waits for it to go.
+    if (rx_after && jm.st == rnic_pkg::S_IDLE && enable && !jn.rxb_release &&
         (j.rxb_release ? rxb_next_valid : rxb_valid))
       jn.st = rnic_pkg::S_RX_PARSE;
     if (qp_cmd_valid && !fetch_keeps_held) jn.wq_held = 1'b0;
-    if (payload_wr_err && !(j.st == rnic_pkg::S_RX_AFTER && j.wr_fault)) jn.wr_fault = 1'b1;
+    if (payload_wr_err && !(rx_after && j.wr_fault)) jn.wr_fault = 1'b1;
     if (bad_doorbell && !jm.ev_cq_overflow) jn.ev_queue = 16'(db_index);
   end
 endmodule

@@ -22,11 +22,11 @@
 // keeps real time). The duplicate is answered next, from memory.
 //
 // The payload itself moves in the engine's S_RX_SCATTER (the receive
-// scatter over the cursor's segments); S_RX_AFTER comes back here.
+// scatter over the cursor's segments); its writes' end comes back here.
 //
 // Combinational: given the job registers and the QP's transport state, the
 // next job registers and the writes to that state, for the states it owns
-// (and S_RX_PARSE and S_RX_AFTER for a request packet).
+// (and S_RX_PARSE, S_RX_WAIT_WR and S_RX_AFTER for a request packet).
 module rnic_responder #(
   localparam int unsigned S   = rnic_pkg::MAX_SGE,
   localparam int unsigned SIW = $clog2(S)
@@ -231,8 +231,10 @@ module rnic_responder #(
         jn.st = rnic_pkg::S_RX_SCATTER;
       end
 
-      // The packet is placed (or its placement failed).
-      rnic_pkg::S_RX_AFTER: begin
+      // The packet is placed (or its placement failed): job control takes
+      // this in S_RX_WAIT_WR's last cycle, or in S_RX_AFTER after a refusal
+      // that came with the last write's completion.
+      rnic_pkg::S_RX_WAIT_WR, rnic_pkg::S_RX_AFTER: begin
         if (j.wr_fault) begin
           // The IOMMU refused the target: for an RDMA WRITE that is a
           // remote access error (its region went away under it, say);

@@ -20,15 +20,16 @@
 // read ahead), and start is held high until done (combinational), with the
 // cursor loaded for this frame. A hold that falls without a start abandons
 // the frame: the queue is emptied, and the next load comes before any
-// start. done
-// comes in the cycle the last burst's last beat is taken, once every byte
-// has a burst, or in a cycle no burst is open and either every byte has a
-// burst (none at all: an empty payload) or the segments ran out first
-// (overrun: the engine's length checks make that unreachable; the engine
-// fails the message instead of hanging). Done with the last beat, the
-// engine's next state is a cycle sooner; that beat's write is counted as
-// outstanding at the same edge, and the bursts' write completions are the
-// engine's to wait for.
+// start.
+//
+// done comes in the cycle the last burst's last beat is taken, once every
+// byte has a burst, or in a cycle no burst is open and either every byte
+// has a burst (none at all: an empty payload) or the segments ran out
+// first (overrun: the engine's length checks make that unreachable; the
+// engine fails the message instead of hanging). Done with the last beat,
+// the engine's next state is a cycle sooner; that beat's write is counted
+// as outstanding at the same edge, and the bursts' write completions are
+// the engine's to wait for.
 module rnic_rx_scatter #(
   parameter int unsigned W   = rnic_pkg::DATA_BYTES,
   parameter int unsigned MTU = rnic_pkg::MTU,
